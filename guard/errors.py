@@ -1,0 +1,91 @@
+"""The guard's errors: a small hierarchy with structured fields.
+
+Two families. :class:`ToolError` and its subclasses are raised by tool
+functions (and by the guard on a tool's behalf) and reach the agent as MCP
+tool errors; each names its error class from the classifier's vocabulary.
+:class:`GuardError` and its subclasses are the guard's own failures and reach
+the agent as protocol errors or reach the operator as one clear CLI line.
+Foreign exceptions are translated once, at the seam that meets them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = [
+    "BackendError",
+    "ConfigError",
+    "GuardError",
+    "InvalidArguments",
+    "NotFound",
+    "PermissionDenied",
+    "PreconditionFailed",
+    "RequestRejected",
+    "StoreNotReady",
+    "ToolError",
+    "TransactionClosed",
+    "TransactionError",
+]
+
+
+class ToolError(Exception):
+    """A tool call failed in a way the agent should see (an MCP result with ``isError``)."""
+
+    error_class = "internal"
+
+    def __init__(self, message: str, *, error_class: str | None = None, data: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        if error_class is not None:
+            self.error_class = error_class
+        self.data = data
+
+
+class InvalidArguments(ToolError):
+    error_class = "invalid_arguments"
+
+
+class NotFound(ToolError):
+    error_class = "not_found"
+
+
+class PreconditionFailed(ToolError):
+    error_class = "precondition_failed"
+
+
+class PermissionDenied(ToolError):
+    error_class = "permission_denied"
+
+
+class GuardError(Exception):
+    """A failure of the guard itself, or a request it refuses."""
+
+    def __init__(self, message: str, *, transaction_id: str | None = None, tool: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.transaction_id = transaction_id
+        self.tool = tool
+
+
+class ConfigError(GuardError):
+    """The configuration or a module it names cannot be used."""
+
+
+class StoreNotReady(GuardError):
+    """The guard's own database is missing or not migrated."""
+
+
+class RequestRejected(GuardError):
+    """A request the guard refuses before anything runs (bad key, reserved name, unknown tool)."""
+
+
+class TransactionError(GuardError):
+    """A request that does not fit the transaction's state."""
+
+
+class TransactionClosed(TransactionError):
+    """The transaction was already committed or rolled back."""
+
+
+class BackendError(GuardError):
+    """The backend (database or upstream server) failed in a way no retry cured."""

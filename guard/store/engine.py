@@ -1,0 +1,84 @@
+"""Engines for the system of record and the audit store, configured once.
+
+SQLite needs two things from us for real transactions: the driver's own
+implicit transaction handling switched off (so that ``BEGIN`` and
+``SAVEPOINT`` mean what they say) and a busy timeout, so that a second writer
+waits for the lock and then fails clearly instead of at once. Files use WAL so
+readers never block the writer. PostgreSQL gets a statement and lock timeout,
+so that no call can hang a transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool, StaticPool
+
+__all__ = ["async_url", "create_engine", "is_sqlite"]
+
+_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+
+
+def async_url(url: str) -> str:
+    """The URL with an async driver (``sqlite:`` → ``sqlite+aiosqlite:``, ``postgresql:`` → asyncpg)."""
+    parsed = make_url(url)
+    if "+" not in parsed.drivername and parsed.drivername in _DRIVERS:
+        parsed = parsed.set(drivername=_DRIVERS[parsed.drivername])
+    return parsed.render_as_string(hide_password=False)
+
+
+def is_sqlite(url: str) -> bool:
+    return make_url(url).get_backend_name() == "sqlite"
+
+
+def create_engine(
+    url: str,
+    *,
+    statement_timeout_s: float = 10.0,
+    lock_timeout_s: float = 5.0,
+    pool_size: int = 10,
+    echo: bool = False,
+) -> AsyncEngine:
+    """An async engine for ``url`` with the transaction behaviour the guard relies on."""
+    url = async_url(url)
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {"echo": echo}
+    if parsed.get_backend_name() == "sqlite":
+        memory = parsed.database in (None, "", ":memory:") or "mode=memory" in url
+        kwargs["poolclass"] = StaticPool if memory else NullPool
+        kwargs["connect_args"] = {"timeout": lock_timeout_s, "check_same_thread": False}
+        engine = create_async_engine(url, **kwargs)
+        _configure_sqlite(engine, wal=not memory, busy_timeout_ms=int(lock_timeout_s * 1000))
+        return engine
+    if parsed.get_backend_name() == "postgresql":
+        kwargs["pool_size"] = pool_size
+        kwargs["pool_pre_ping"] = True
+        kwargs["connect_args"] = {
+            "server_settings": {
+                "statement_timeout": str(int(statement_timeout_s * 1000)),
+                "lock_timeout": str(int(lock_timeout_s * 1000)),
+                "idle_in_transaction_session_timeout": "0",
+                "application_name": "guard",
+            }
+        }
+    return create_async_engine(url, **kwargs)
+
+
+def _configure_sqlite(engine: AsyncEngine, *, wal: bool, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {busy_timeout_ms}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        if wal:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN")
