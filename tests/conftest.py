@@ -1,0 +1,94 @@
+"""Shared fixtures: where the benchmark data and the PostgreSQL server are.
+
+``GUARD_TEST_DATA`` points at a thinkingbox-data checkout (default
+``../shared/thinkingbox-data`` next to the project). ``GUARD_TEST_POSTGRES_URL``
+points at a PostgreSQL database (default
+``postgresql+asyncpg://postgres@127.0.0.1:5432/test``). Tests that need either
+skip with the reason when it is missing, unless ``GUARD_REQUIRE_DATA=1`` or
+``GUARD_REQUIRE_POSTGRES=1`` is set (``.ci/run`` sets both), which turns the
+skip into a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA = ROOT.parent / "shared" / "thinkingbox-data"
+DEFAULT_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+
+
+def _missing(what: str, reason: str, required_env: str) -> None:
+    if os.environ.get(required_env) == "1":
+        pytest.fail(f"{what} is required ({required_env}=1) but unavailable: {reason}")
+    pytest.skip(f"{what} unavailable: {reason}")
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    path = Path(os.environ.get("GUARD_TEST_DATA", DEFAULT_DATA))
+    if not (path / "dataset").is_dir():
+        _missing("the thinkingbox-data checkout", f"no dataset/ under {path}", "GUARD_REQUIRE_DATA")
+    return path
+
+
+def _postgres_reachable(url: str) -> str | None:
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+
+    async def probe() -> None:
+        conn = await asyncpg.connect(
+            host=parsed.host or "127.0.0.1",
+            port=parsed.port or 5432,
+            user=parsed.username or "postgres",
+            password=parsed.password,
+            database=parsed.database or "postgres",
+            timeout=3,
+        )
+        await conn.close()
+
+    try:
+        asyncio.run(probe())
+    except Exception as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> str:
+    url = os.environ.get("GUARD_TEST_POSTGRES_URL", DEFAULT_POSTGRES)
+    problem = _postgres_reachable(url)
+    if problem is not None:
+        _missing("PostgreSQL", f"{url}: {problem}", "GUARD_REQUIRE_POSTGRES")
+    return url
+
+
+@pytest.fixture
+def postgres_schema(postgres_url: str) -> Iterator[str]:
+    """A fresh, empty schema in the test database, dropped afterwards."""
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(postgres_url)
+    name = f"t_{uuid.uuid4().hex[:12]}"
+
+    async def run(sql: str) -> None:
+        conn = await asyncpg.connect(
+            host=parsed.host, port=parsed.port or 5432, user=parsed.username, database=parsed.database
+        )
+        try:
+            await conn.execute(sql)
+        finally:
+            await conn.close()
+
+    asyncio.run(run(f'CREATE SCHEMA "{name}"'))
+    yield name
+    asyncio.run(run(f'DROP SCHEMA "{name}" CASCADE'))
