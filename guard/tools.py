@@ -161,7 +161,6 @@ class ToolRegistry:
 
     def tool(
         self,
-        fn: F | None = None,
         *,
         write: bool,
         name: str | None = None,
@@ -169,7 +168,7 @@ class ToolRegistry:
         idempotent: bool | None = None,
         destructive: bool = False,
         title: str | None = None,
-    ) -> Any:
+    ) -> Callable[[F], F]:
         """Register a tool function; use as ``@registry.tool(write=...)``."""
 
         def register(func: F) -> F:
@@ -186,7 +185,7 @@ class ToolRegistry:
             )
             return func
 
-        return register(fn) if fn is not None else register
+        return register
 
     def add(self, spec: ToolSpec) -> None:
         if spec.name in self._tools:

@@ -15,11 +15,15 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import NullPool, StaticPool
+from sqlalchemy.pool import AsyncAdaptedQueuePool, StaticPool
 
 __all__ = ["async_url", "create_engine", "is_sqlite"]
 
-_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "postgres": "postgresql+asyncpg"}
+_DRIVERS = {
+    "sqlite": "sqlite+aiosqlite",
+    "postgresql": "postgresql+asyncpg",
+    "postgres": "postgresql+asyncpg",
+}
 
 
 def async_url(url: str) -> str:
@@ -48,7 +52,13 @@ def create_engine(
     kwargs: dict[str, Any] = {"echo": echo}
     if parsed.get_backend_name() == "sqlite":
         memory = parsed.database in (None, "", ":memory:") or "mode=memory" in url
-        kwargs["poolclass"] = StaticPool if memory else NullPool
+        # An in-memory database lives and dies with its one connection; a file gets a pool, so
+        # that per-connection setup (the capture triggers) is paid once per connection.
+        if memory:
+            kwargs["poolclass"] = StaticPool
+        else:
+            kwargs["poolclass"] = AsyncAdaptedQueuePool
+            kwargs["pool_size"] = pool_size
         kwargs["connect_args"] = {"timeout": lock_timeout_s, "check_same_thread": False}
         engine = create_async_engine(url, **kwargs)
         _configure_sqlite(engine, wal=not memory, busy_timeout_ms=int(lock_timeout_s * 1000))

@@ -1,0 +1,167 @@
+"""The agent-facing MCP server, on the official SDK's low-level ``Server``.
+
+It lists the backend's tools (with their read/write annotations) plus the
+commit tool, and turns every call into a transaction call or a commit.
+Refusals that are the caller's fault (reserved or unknown tool names, bad or
+foreign transaction keys) are JSON-RPC errors; everything that happened
+inside a transaction is a tool result, ``isError`` set when it failed, so
+that the model can read and act on it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import mcp_types as types
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from guard.errors import GuardError, RequestRejected, TransactionClosed
+from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
+from guard.tools import ToolSpec, format_validation_error
+
+__all__ = ["KeyResolver", "build_server", "commit_tool"]
+
+log = logging.getLogger(__name__)
+
+KeyResolver = Callable[[ServerRequestContext[Any, Any]], TxnKey]
+"""Names the transaction (and the agent) of a ``tools/call`` request."""
+
+_RESERVED_PREFIX = "__"
+
+
+class _CommitArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    summary: str = Field(
+        min_length=1, max_length=8000, description="What you did and what you will tell the user."
+    )
+
+
+_COMMIT_OUTPUT = {
+    "type": "object",
+    "properties": {
+        "status": {"type": "string", "enum": ["committed", "blocked", "pending_approval", "rolled_back"]},
+        "transaction": {"type": "string"},
+        "effects": {"type": "array", "items": {"type": "object"}},
+        "findings": {"type": "array", "items": {"type": "object"}},
+        "attempts_left": {"type": "integer"},
+        "message": {"type": "string"},
+    },
+    "required": ["status", "transaction", "effects", "findings", "attempts_left", "message"],
+}
+
+
+def commit_tool(name: str) -> types.Tool:
+    schema = _CommitArguments.model_json_schema()
+    schema.pop("title", None)
+    return types.Tool(
+        name=name,
+        description=(
+            "Commit the changes of this transaction. Call it once your work is done and before you answer "
+            "the user. The guard checks the end state first: if it blocks, nothing was committed and the "
+            "findings say what is wrong; repair it and call this again."
+        ),
+        input_schema=schema,
+        output_schema=_COMMIT_OUTPUT,
+        annotations=types.ToolAnnotations(
+            read_only_hint=False, destructive_hint=False, idempotent_hint=False
+        ),
+    )
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    hints = spec.annotations()
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description or None,
+        input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
+        annotations=types.ToolAnnotations(
+            title=hints.get("title"),
+            read_only_hint=hints["readOnlyHint"],
+            destructive_hint=hints.get("destructiveHint"),
+            idempotent_hint=hints.get("idempotentHint"),
+        ),
+    )
+
+
+def _tool_result(reply: ToolReply) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=reply.text)],
+        structured_content=reply.structured,
+        is_error=reply.is_error,
+    )
+
+
+def _commit_result(reply: CommitReply) -> types.CallToolResult:
+    body = reply.to_dict()
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
+        structured_content=body,
+        is_error=reply.status in ("blocked", "rolled_back"),
+    )
+
+
+def build_server(
+    manager: TransactionManager,
+    resolve: KeyResolver,
+    *,
+    on_finished: Callable[[str], None] | None = None,
+    name: str = "guard",
+    version: str = "0.1.0",
+) -> Server[Any]:
+    """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended."""
+    listed = [_tool(spec) for spec in manager.tools] + [commit_tool(manager.commit_tool)]
+    schemas = {tool.name: tool.input_schema for tool in listed}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=listed)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        tool = params.name
+        if tool.startswith(_RESERVED_PREFIX):
+            raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
+        if tool not in schemas:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {tool!r}")
+        try:
+            key = resolve(ctx)
+            if tool == manager.commit_tool:
+                try:
+                    arguments = _CommitArguments.model_validate(params.arguments or {})
+                except ValidationError as exc:
+                    message = format_validation_error(exc)
+                    return types.CallToolResult(
+                        content=[types.TextContent(type="text", text=message)], is_error=True
+                    )
+                commit = await manager.commit(key, arguments.summary)
+                if commit.terminal and on_finished is not None:
+                    on_finished(key.id)
+                return _commit_result(commit)
+            return _tool_result(await manager.call(key, tool, params.arguments))
+        except (RequestRejected, TransactionClosed) as exc:
+            raise MCPError(types.INVALID_REQUEST, exc.message) from exc
+        except GuardError as exc:
+            log.warning("tools/call %s refused: %s", tool, exc.message)
+            raise MCPError(types.INTERNAL_ERROR, exc.message) from exc
+
+    return Server(
+        name,
+        version=version,
+        instructions=(
+            "Your writes are held in a transaction until you call "
+            f"{manager.commit_tool}; nothing reaches the system of record before that."
+        ),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=schemas.get,
+    )

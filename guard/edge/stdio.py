@@ -1,0 +1,32 @@
+"""``guard serve --stdio``: one process, one stream of transactions over stdin/stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.stdio import stdio_server
+
+from guard.edge.mcp import build_server
+from guard.keys import StreamKeys
+from guard.manager import TxnKey
+from guard.runtime import Runtime
+
+__all__ = ["serve_stdio"]
+
+
+async def serve_stdio(runtime: Runtime) -> None:
+    """Serve until stdin closes; a new transaction opens after each commit or rollback."""
+    keys = StreamKeys()
+
+    def resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
+        meta = ctx.meta if isinstance(ctx.meta, dict) else None
+        return TxnKey(keys.current(meta), "stdio", meta)
+
+    server = build_server(runtime.manager, resolve, on_finished=keys.finished)
+    await runtime.start()
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await runtime.stop()

@@ -1,0 +1,114 @@
+"""The commit gate: the ordered judge chain over the end state a transaction would leave.
+
+The gate asks every judge which rows it needs, fetches them once from the
+pending state, then runs the judges in order. The strongest decision wins.
+Fail closed: a judge that raises, that is slower than its timeout, or whose
+rows cannot be read, blocks the commit with a finding that says so.
+Judges are pure and synchronous; they run on a worker thread so that a
+runaway judge times out instead of stalling the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from judges import (
+    CallRecord,
+    CommitContext,
+    Effect,
+    Finding,
+    Judge,
+    Query,
+    Severity,
+    StateReader,
+    StateSnapshot,
+    Verdict,
+    combine,
+)
+
+__all__ = ["CommitGate", "GateResult"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    verdict: Verdict
+    effects: tuple[Effect, ...]
+    duration_ms: float
+
+
+def _failure(judge: str, message: str) -> Verdict:
+    return Verdict.of([Finding(judge=judge, severity=Severity.BLOCK, message=message)])
+
+
+class CommitGate:
+    def __init__(self, judges: Sequence[Judge], *, judge_timeout_s: float = 2.0, workers: int = 4) -> None:
+        names = [j.name for j in judges]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise ValueError(f"judge names must be unique: {', '.join(duplicates)}")
+        self.judges = tuple(judges)
+        self.judge_timeout_s = judge_timeout_s
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="guard-judge")
+
+    async def evaluate(
+        self,
+        transaction_id: str,
+        effects: Sequence[Effect],
+        calls: Sequence[CallRecord],
+        summary: str,
+        reader: StateReader,
+    ) -> GateResult:
+        started = time.perf_counter()
+        effects = tuple(effects)
+        verdicts: list[Verdict] = []
+        wanted: dict[Query, None] = {}
+        runnable: list[Judge] = []
+        for judge in self.judges:
+            try:
+                for query in judge.queries(effects):
+                    wanted[query] = None
+            except Exception as exc:
+                log.exception("judge %s failed to name its queries", judge.name)
+                verdicts.append(
+                    _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
+                )
+                continue
+            runnable.append(judge)
+        try:
+            snapshot = await asyncio.wait_for(reader.fetch(list(wanted)), timeout=self.judge_timeout_s * 2)
+        except Exception as exc:
+            log.exception("reading the pending state for the judges failed")
+            verdicts.append(_failure("gate", f"could not read the pending state for the judges: {exc}"))
+            snapshot = StateSnapshot()
+            runnable = []
+        context = CommitContext(transaction_id, effects, tuple(calls), summary, snapshot)
+        loop = asyncio.get_running_loop()
+        for judge in runnable:
+            try:
+                verdict = await asyncio.wait_for(
+                    loop.run_in_executor(self._pool, judge, context), timeout=self.judge_timeout_s
+                )
+            except TimeoutError:
+                log.error("judge %s did not answer within %.1fs", judge.name, self.judge_timeout_s)
+                verdict = _failure(
+                    judge.name, f"judge {judge.name} did not answer within {self.judge_timeout_s:g}s"
+                )
+            except Exception as exc:
+                log.exception("judge %s raised", judge.name)
+                verdict = _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
+            if not isinstance(verdict, Verdict):
+                verdict = _failure(
+                    judge.name, f"judge {judge.name} returned {type(verdict).__name__}, not a Verdict"
+                )
+            verdicts.append(verdict)
+        return GateResult(combine(verdicts), effects, (time.perf_counter() - started) * 1000)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,111 @@
+"""Retries of recoverable failures, with tenacity; the one module that imports it.
+
+A call is retried when it raised, or returned a tool error, whose class the
+classifier says is retryable for this call (transient and rate-limited
+always; a timeout only inside a SQL transaction, where the savepoint makes
+a repeat safe, or when the tool is idempotent). Backoff is exponential with
+jitter; the sleep function is injectable so tests do not wait.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    retry_if_result,
+    stop_after_attempt,
+    wait_exponential,
+    wait_random,
+)
+
+from guard.execute import CallOutcome
+from guard.settings import RetrySettings
+
+__all__ = ["Retried", "RetryPolicy", "call_with_retries"]
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    max_attempts: int = 4
+    initial_backoff_s: float = 0.05
+    max_backoff_s: float = 2.0
+    jitter_s: float = 0.05
+
+    @classmethod
+    def from_settings(cls, settings: RetrySettings) -> RetryPolicy:
+        return cls(
+            settings.max_attempts, settings.initial_backoff_s, settings.max_backoff_s, settings.jitter_s
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Retried:
+    """A call's final outcome (or the exception it ended with) and how often it was repeated."""
+
+    outcome: CallOutcome | None
+    exception: Exception | None
+    retries: int
+    error_classes: tuple[str, ...]
+
+
+async def call_with_retries(
+    attempt: Callable[[], Awaitable[CallOutcome]],
+    *,
+    policy: RetryPolicy,
+    classify: Callable[[BaseException], str],
+    retryable: Callable[[str], bool],
+    sleep: Sleep,
+) -> Retried:
+    """Run ``attempt`` until it succeeds, fails for good, or the attempts run out.
+
+    The last outcome, or the last exception, is returned with the number of
+    repeats; cancellation and other ``BaseException``s propagate untouched.
+    """
+    seen: list[str] = []
+
+    def exception_retryable(exc: BaseException) -> bool:
+        if not isinstance(exc, Exception):
+            return False
+        error_class = classify(exc)
+        seen.append(error_class)
+        return retryable(error_class)
+
+    def outcome_retryable(outcome: CallOutcome) -> bool:
+        if outcome.ok or outcome.error_class is None:
+            return False
+        seen.append(outcome.error_class)
+        return retryable(outcome.error_class)
+
+    def give_back(state: RetryCallState) -> Any:
+        assert state.outcome is not None
+        return state.outcome.result()
+
+    retrying = AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts),
+        wait=wait_exponential(multiplier=policy.initial_backoff_s, max=policy.max_backoff_s)
+        + wait_random(0, policy.jitter_s),
+        retry=retry_if_exception(exception_retryable) | retry_if_result(outcome_retryable),
+        sleep=sleep,
+        reraise=True,
+        retry_error_callback=give_back,
+    )
+    attempts = 0
+
+    async def counted() -> CallOutcome:
+        nonlocal attempts
+        attempts += 1
+        return await attempt()
+
+    try:
+        outcome: CallOutcome = await retrying(counted)
+    except Exception as exc:
+        # the retry predicate has classified every failed attempt, this last one included
+        return Retried(None, exc, attempts - 1, tuple(seen))
+    return Retried(outcome, None, attempts - 1, tuple(seen))

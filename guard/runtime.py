@@ -1,0 +1,136 @@
+"""Assembling a guard from settings: engines, backend, judges, gate, audit, telemetry, manager."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+
+from opentelemetry.sdk.trace import TracerProvider
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from guard.audit import Audit
+from guard.backends.sql import SqlBackend
+from guard.clock import Clock, SystemClock
+from guard.errors import ConfigError
+from guard.gate import CommitGate
+from guard.manager import TransactionManager
+from guard.settings import GuardSettings
+from guard.store.audit import SqlAudit
+from guard.store.engine import create_engine
+from guard.store.migrate import check_current
+from guard.telemetry import Telemetry, provider_from_settings
+from judges import Judge
+
+__all__ = ["Runtime", "build_runtime", "classify_error", "is_retryable"]
+
+log = logging.getLogger(__name__)
+
+
+def classify_error(exc: BaseException) -> str:
+    from judges.classify import classify
+
+    return str(classify(exc))
+
+
+def is_retryable(error_class: str, in_transaction: bool, idempotent: bool) -> bool:
+    from judges.classify import retryable
+
+    return bool(retryable(error_class, in_transaction=in_transaction, idempotent=idempotent))
+
+
+def _import_judge(spec: str) -> Judge:
+    module_name, _, attribute = spec.partition(":")
+    if not attribute:
+        raise ConfigError(f"python judge {spec!r} must be `module:attribute`")
+    try:
+        target = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"cannot load python judge {spec!r}: {exc}") from exc
+    judge = target() if isinstance(target, type) else target
+    if not isinstance(judge, Judge):
+        raise ConfigError(f"python judge {spec!r} is not a judge (needs `name`, `queries` and `__call__`)")
+    return judge
+
+
+def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) -> list[Judge]:
+    """The chain in order: rule packs, then configured Python judges, then the backend's own."""
+    from judges.rules import load_rule_pack
+
+    chain: list[Judge] = [load_rule_pack(path) for path in settings.judges.rule_packs]
+    chain.extend(_import_judge(spec) for spec in settings.judges.python)
+    if settings.judges.use_backend_judges:
+        chain.extend(backend_judges)
+    return chain
+
+
+@dataclass
+class Runtime:
+    settings: GuardSettings
+    manager: TransactionManager
+    audit_engine: AsyncEngine
+    backend_engine: AsyncEngine
+    telemetry: Telemetry
+
+    async def start(self) -> list[str]:
+        await check_current(self.audit_engine)
+        return await self.manager.start()
+
+    async def stop(self) -> None:
+        try:
+            await self.manager.stop()
+        finally:
+            await self.audit_engine.dispose()
+            self.telemetry.shutdown()
+
+    async def ready(self) -> dict[str, str]:
+        """Problems by component; empty when ready."""
+        problems: dict[str, str] = {}
+        for name, engine in (("audit", self.audit_engine), ("backend", self.backend_engine)):
+            try:
+                async with engine.connect() as conn:
+                    await conn.execute(text("SELECT 1"))
+            except Exception as exc:
+                problems[name] = f"{type(exc).__name__}: {exc}"
+        return problems
+
+
+def build_runtime(
+    settings: GuardSettings,
+    *,
+    clock: Clock | None = None,
+    provider: TracerProvider | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+    audit: Audit | None = None,
+) -> Runtime:
+    """Everything a guard process needs, not yet started (``await runtime.start()``)."""
+    clock = clock or SystemClock()
+    backend_engine = create_engine(
+        settings.backend.url,
+        statement_timeout_s=settings.backend.statement_timeout_s,
+        lock_timeout_s=settings.backend.lock_timeout_s,
+        pool_size=settings.backend.max_open_transactions,
+    )
+    audit_engine = create_engine(settings.audit.url)
+    backend = SqlBackend.from_module(
+        backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
+    )
+    gate = CommitGate(
+        configured_judges(settings, backend.judges), judge_timeout_s=settings.commit.judge_timeout_s
+    )
+    telemetry = Telemetry(provider if provider is not None else provider_from_settings(settings.telemetry))
+    extra = {} if sleep is None else {"sleep": sleep}
+    manager = TransactionManager(
+        backend,
+        gate,
+        audit if audit is not None else SqlAudit(audit_engine),
+        telemetry,
+        clock,
+        settings,
+        classify=classify_error,
+        retryable=is_retryable,
+        **extra,
+    )
+    return Runtime(settings, manager, audit_engine, backend_engine, telemetry)

@@ -1,0 +1,168 @@
+"""The guard's one settings object: a YAML file plus ``GUARD_*`` environment variables.
+
+Environment variables override the file; nested keys use ``__``
+(``GUARD_COMMIT__MAX_BLOCKED=5``). The CLI and the app factory build a
+:class:`GuardSettings` and pass it down; nothing deeper reads the environment.
+``deploy/guard.example.yaml`` documents every key.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    YamlConfigSettingsSource,
+)
+
+from guard.errors import ConfigError
+
+__all__ = [
+    "AuditSettings",
+    "AuthSettings",
+    "BackendSettings",
+    "CommitSettings",
+    "GuardSettings",
+    "JudgeSettings",
+    "RetrySettings",
+    "ServerSettings",
+    "TelemetrySettings",
+    "load_settings",
+]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ServerSettings(_Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    max_request_bytes: int = Field(
+        1_048_576, gt=0, description="Largest MCP request body accepted (413 above)."
+    )
+    instance: str = Field(
+        "guard-1", description="This process's name in the audit log; crash recovery is per instance."
+    )
+
+
+class BackendSettings(_Section):
+    kind: Literal["sql"] = "sql"
+    module: str = Field("guard.demo.backend", description="Python module exposing `tools` (a ToolRegistry).")
+    url: str = Field("sqlite:///guard-demo.db", description="The system of record (SQLAlchemy URL).")
+    prepare: bool = Field(
+        False, description="Call the module's `prepare(conn)` at start (creates demo tables)."
+    )
+    statement_timeout_s: float = Field(10.0, gt=0)
+    lock_timeout_s: float = Field(2.0, gt=0)
+    max_open_transactions: int = Field(
+        20, ge=1, description="Each open transaction pins a connection; past this, new keys are refused."
+    )
+
+
+class AuditSettings(_Section):
+    url: str = Field(
+        "sqlite:///guard-audit.db", description="The guard's own tables (migrated by `guard db upgrade`)."
+    )
+
+
+class CommitSettings(_Section):
+    tool_name: str = Field("guard_commit", pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+    max_blocked: int = Field(3, ge=1, description="Blocked attempts before the transaction is rolled back.")
+    idle_timeout_s: float = Field(
+        300.0, gt=0, description="An idle open transaction is rolled back after this."
+    )
+    approval_timeout_s: float = Field(3600.0, gt=0)
+    judge_timeout_s: float = Field(2.0, gt=0, description="A judge slower than this blocks the commit.")
+    call_timeout_s: float = Field(30.0, gt=0)
+    reap_interval_s: float = Field(5.0, gt=0)
+
+
+class RetrySettings(_Section):
+    max_attempts: int = Field(4, ge=1, description="Attempts per call, the first included.")
+    initial_backoff_s: float = Field(0.05, ge=0)
+    max_backoff_s: float = Field(2.0, ge=0)
+    jitter_s: float = Field(0.05, ge=0)
+
+
+class JudgeSettings(_Section):
+    rule_packs: list[Path] = Field(default_factory=list, description="YAML rule files, in chain order.")
+    python: list[str] = Field(
+        default_factory=list, description="Python judges as `module:attribute`, run after the rule packs."
+    )
+    use_backend_judges: bool = Field(True, description="Also run the judges the backend module exports.")
+
+
+class TelemetrySettings(_Section):
+    otlp_endpoint: str | None = Field(
+        None, description="OTLP/HTTP traces endpoint; nothing is exported when unset."
+    )
+    otlp_headers: dict[str, str] = Field(default_factory=dict)
+    service_name: str = "guard"
+
+
+class AuthSettings(_Section):
+    agent_tokens: dict[str, str] = Field(
+        default_factory=dict, description="Bearer token → agent name, for /mcp. Empty: no agent auth."
+    )
+    operator_tokens: list[str] = Field(
+        default_factory=list, description="Bearer tokens for the admin API. Empty: no operator auth."
+    )
+
+
+class GuardSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GUARD_", env_nested_delimiter="__", extra="forbid")
+
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    backend: BackendSettings = Field(default_factory=BackendSettings)
+    audit: AuditSettings = Field(default_factory=AuditSettings)
+    commit: CommitSettings = Field(default_factory=CommitSettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    judges: JudgeSettings = Field(default_factory=JudgeSettings)
+    telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
+    auth: AuthSettings = Field(default_factory=AuthSettings)
+
+    @field_validator("judges")
+    @classmethod
+    def _paths_exist(cls, value: JudgeSettings) -> JudgeSettings:
+        for path in value.rule_packs:
+            if not Path(path).is_file():
+                raise ValueError(f"rule pack not found: {path}")
+        return value
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings:
+    """Settings from ``config`` (YAML), the environment and ``overrides``, in rising precedence."""
+    if config is not None and not config.is_file():
+        raise ConfigError(f"config file not found: {config}")
+
+    class _FromFile(GuardSettings):
+        @classmethod
+        def settings_customise_sources(
+            cls,
+            settings_cls: type[BaseSettings],
+            init_settings: PydanticBaseSettingsSource,
+            env_settings: PydanticBaseSettingsSource,
+            dotenv_settings: PydanticBaseSettingsSource,
+            file_secret_settings: PydanticBaseSettingsSource,
+        ) -> tuple[PydanticBaseSettingsSource, ...]:
+            sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+            if config is not None:
+                sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=config))
+            return tuple(sources)
+
+    try:
+        loaded = _FromFile(**overrides)
+    except ValidationError as exc:
+        where = f" in {config}" if config else ""
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in exc.errors(include_url=False)
+        )
+        raise ConfigError(f"invalid configuration{where}: {problems}") from exc
+    except Exception as exc:
+        raise ConfigError(f"cannot read configuration {config}: {exc}") from exc
+    return GuardSettings.model_validate(loaded.model_dump())

@@ -1,0 +1,174 @@
+"""Row-change capture inside the transaction, by triggers.
+
+Every insert, update and delete on a captured table appends the old and new
+row to a per-connection temporary table, in order, inside the same
+transaction: a savepoint rollback removes what it undoes, and nothing
+survives the transaction. The effects are read from there at commit time, so
+the gate never scans a business table.
+
+* SQLite: temporary triggers (they fire only for the guard's own connection,
+  and leave nothing in the database file) write to ``temp.guard_changes``.
+* PostgreSQL: one trigger function and an ``AFTER ... FOR EACH ROW`` trigger
+  per table, installed once; the function records only when the transaction
+  set ``guard.capture`` (so other applications writing the same tables pay a
+  settings lookup and nothing else), into a ``pg_temp`` table created
+  ``ON COMMIT DELETE ROWS`` per connection.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from sqlalchemy import Table, text
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from judges import EffectKind, RowChange
+
+__all__ = ["Capture", "jsonable"]
+
+_OPS = {"insert": EffectKind.INSERT, "update": EffectKind.UPDATE, "delete": EffectKind.DELETE}
+_INSTALLED = "guard_capture_tables"
+
+
+def jsonable(value: Any) -> Any:
+    """A database value as JSON data (datetimes as ISO text, decimals as numbers)."""
+    if isinstance(value, (datetime, date)):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, Mapping):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+class Capture:
+    """Installs capture for a set of tables and reads what a transaction changed."""
+
+    def __init__(self, tables: Sequence[Table], dialect: Dialect) -> None:
+        self.tables = {t.name: t for t in tables}
+        self.dialect = dialect
+        self.sqlite = dialect.name == "sqlite"
+        self._processors = {
+            t.name: {c.name: c.type.result_processor(dialect, None) for c in t.columns} for t in tables
+        }
+
+    @property
+    def keys(self) -> dict[str, tuple[str, ...]]:
+        return {
+            name: tuple(c.name for c in t.primary_key.columns) or tuple(c.name for c in t.columns)
+            for name, t in self.tables.items()
+        }
+
+    async def install_shared(self, conn: AsyncConnection) -> None:
+        """PostgreSQL: the trigger function and the per-table triggers (idempotent; needs DDL rights)."""
+        if self.sqlite or not self.tables:
+            return
+        await conn.execute(
+            text(
+                """
+                CREATE OR REPLACE FUNCTION guard_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                  IF current_setting('guard.capture', true) = 'on' THEN
+                    INSERT INTO pg_temp.guard_changes (tbl, op, old, new) VALUES (
+                      TG_TABLE_NAME, lower(TG_OP),
+                      CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END,
+                      CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
+                  END IF;
+                  RETURN NULL;
+                END $$
+                """
+            )
+        )
+        for table in self.tables.values():
+            target = (
+                _quote(table.name) if table.schema is None else f"{_quote(table.schema)}.{_quote(table.name)}"
+            )
+            await conn.execute(
+                text(
+                    f"CREATE OR REPLACE TRIGGER guard_capture AFTER INSERT OR UPDATE OR DELETE ON {target} "
+                    "FOR EACH ROW EXECUTE FUNCTION guard_capture()"
+                )
+            )
+
+    async def prepare_connection(self, conn: AsyncConnection) -> None:
+        """Per connection, once: the temporary change table (and on SQLite the temporary triggers)."""
+        info = (await conn.get_raw_connection()).info
+        wanted = frozenset(self.tables)
+        if info.get(_INSTALLED) == wanted:
+            return
+        if self.sqlite:
+            await conn.exec_driver_sql(
+                "CREATE TEMP TABLE IF NOT EXISTS guard_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                "tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT)"
+            )
+            for table in self.tables.values():
+                for statement in self._sqlite_triggers(table):
+                    await conn.exec_driver_sql(statement)
+        else:
+            await conn.exec_driver_sql(
+                "CREATE TEMP TABLE IF NOT EXISTS guard_changes "
+                "(seq BIGSERIAL PRIMARY KEY, tbl TEXT NOT NULL, op TEXT NOT NULL, old JSONB, new JSONB) "
+                "ON COMMIT DELETE ROWS"
+            )
+        info[_INSTALLED] = wanted
+
+    def _sqlite_triggers(self, table: Table) -> list[str]:
+        name = table.name
+
+        def image(alias: str) -> str:
+            pairs = ", ".join(f"'{c.name}', {alias}.{_quote(c.name)}" for c in table.columns)
+            return f"json_object({pairs})"
+
+        statements = []
+        for op, old, new in (
+            ("insert", "NULL", image("NEW")),
+            ("update", image("OLD"), image("NEW")),
+            ("delete", image("OLD"), "NULL"),
+        ):
+            trigger = _quote(f"guard_{op}_{name}")
+            statements.append(f"DROP TRIGGER IF EXISTS temp.{trigger}")
+            statements.append(
+                f"CREATE TEMP TRIGGER {trigger} AFTER {op.upper()} ON main.{_quote(name)} BEGIN "
+                "INSERT INTO guard_changes (tbl, op, old, new) "
+                f"VALUES ('{name}', '{op}', {old}, {new}); END"
+            )
+        return statements
+
+    async def begin(self, conn: AsyncConnection) -> None:
+        """At the start of each transaction, after BEGIN."""
+        if self.sqlite:
+            await conn.exec_driver_sql("DELETE FROM temp.guard_changes")
+        else:
+            await conn.exec_driver_sql("SELECT set_config('guard.capture', 'on', true)")
+
+    async def changes(self, conn: AsyncConnection) -> list[RowChange]:
+        """Every captured row change of the transaction so far, in order."""
+        rows = await conn.exec_driver_sql("SELECT tbl, op, old, new FROM guard_changes ORDER BY seq")
+        return [
+            RowChange(row.tbl, _OPS[row.op], self._decode(row.tbl, row.old), self._decode(row.tbl, row.new))
+            for row in rows
+        ]
+
+    def _decode(self, table: str, image: Any) -> dict[str, Any] | None:
+        if image is None:
+            return None
+        raw = json.loads(image) if isinstance(image, str) else image
+        if not self.sqlite:
+            return {k: jsonable(v) for k, v in raw.items()}
+        processors = self._processors.get(table, {})
+        out: dict[str, Any] = {}
+        for column, value in raw.items():
+            processor = processors.get(column)
+            out[column] = jsonable(processor(value) if processor is not None and value is not None else value)
+        return out

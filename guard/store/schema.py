@@ -1,0 +1,85 @@
+"""The guard's own tables: the audit log of transactions, calls and commit attempts.
+
+Alembic migrations in ``migrations/`` create and evolve these; the store
+reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
+findings and effects as they were at the time.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+)
+
+__all__ = ["calls", "commits", "metadata", "transactions"]
+
+metadata = MetaData()
+
+transactions = Table(
+    "guard_transactions",
+    metadata,
+    Column("id", String(128), primary_key=True),
+    Column("principal", String(128), nullable=False),
+    Column("instance", String(128), nullable=False),
+    Column("backend", String(256), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("opened_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("closed_at", DateTime(timezone=True)),
+    Column("close_reason", Text),
+    Column("calls", Integer, nullable=False, default=0),
+    Column("blocked_attempts", Integer, nullable=False, default=0),
+    Column("summary", Text),
+    Index("ix_guard_transactions_status", "status"),
+    Index("ix_guard_transactions_instance_status", "instance", "status"),
+)
+
+calls = Table(
+    "guard_calls",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "transaction_id", String(128), ForeignKey("guard_transactions.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("seq", Integer, nullable=False),
+    Column("tool", String(256), nullable=False),
+    Column("arguments", JSON, nullable=False),
+    Column("write", Boolean, nullable=False),
+    Column("outcome", String(16), nullable=False),
+    Column("error_class", String(32)),
+    Column("error_message", Text),
+    Column("retries", Integer, nullable=False, default=0),
+    Column("latency_ms", Float, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Index("ix_guard_calls_transaction", "transaction_id", "seq"),
+)
+
+commits = Table(
+    "guard_commits",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column(
+        "transaction_id", String(128), ForeignKey("guard_transactions.id", ondelete="CASCADE"), nullable=False
+    ),
+    Column("attempt", Integer, nullable=False),
+    Column("via", String(16), nullable=False),
+    Column("decision", String(16), nullable=False),
+    Column("status", String(32), nullable=False),
+    Column("findings", JSON, nullable=False),
+    Column("effects", JSON, nullable=False),
+    Column("summary", Text),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Column("duration_ms", Float, nullable=False),
+    Index("ix_guard_commits_transaction", "transaction_id", "attempt"),
+)

@@ -1,0 +1,125 @@
+"""The transaction state machine: pure data and pure transitions.
+
+::
+
+    open ──call──▶ open
+    open ──commit: allow──▶ committed
+    open ──commit: block──▶ open              (blocked < max_blocked)
+    open ──commit: block──▶ rolled_back       (the max_blocked-th block)
+    open ──commit: escalate──▶ pending_approval ──approve──▶ committed
+                                              ──reject / timeout──▶ rolled_back
+    open ──rollback / idle timeout──▶ rolled_back
+    any live state ──crash (found at restart)──▶ aborted
+
+The manager performs the I/O each transition calls for; this module only
+says which transitions are legal and what they lead to.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from guard.errors import TransactionClosed, TransactionError
+from judges import Decision
+
+__all__ = [
+    "LIVE",
+    "Status",
+    "TxnState",
+    "after_call",
+    "after_commit",
+    "after_review",
+    "closed",
+    "idle_expired",
+]
+
+
+class Status(StrEnum):
+    OPEN = "open"
+    PENDING_APPROVAL = "pending_approval"
+    COMMITTED = "committed"
+    ROLLED_BACK = "rolled_back"
+    ABORTED = "aborted"
+
+
+LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})
+
+
+@dataclass(frozen=True, slots=True)
+class TxnState:
+    id: str
+    principal: str
+    status: Status = Status.OPEN
+    opened_at: float = 0.0
+    last_activity: float = 0.0
+    calls: int = 0
+    blocked: int = 0
+    close_reason: str | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.status in LIVE
+
+
+def _require(state: TxnState, *allowed: Status) -> None:
+    if state.status in allowed:
+        return
+    if not state.live:
+        raise TransactionClosed(
+            f"transaction {state.id} is {state.status.value}; use a new transaction key",
+            transaction_id=state.id,
+        )
+    raise TransactionError(
+        f"transaction {state.id} is {state.status.value}; this request needs it {' or '.join(allowed)}",
+        transaction_id=state.id,
+    )
+
+
+def after_call(state: TxnState, at: float) -> TxnState:
+    _require(state, Status.OPEN)
+    return replace(state, calls=state.calls + 1, last_activity=at)
+
+
+def after_commit(state: TxnState, decision: Decision, at: float, max_blocked: int) -> TxnState:
+    """The state after the gate decided; a block past the limit rolls the transaction back."""
+    _require(state, Status.OPEN)
+    if decision is Decision.ALLOW:
+        return replace(state, status=Status.COMMITTED, last_activity=at, close_reason="committed")
+    if decision is Decision.ESCALATE:
+        return replace(state, status=Status.PENDING_APPROVAL, last_activity=at)
+    blocked = state.blocked + 1
+    if blocked >= max_blocked:
+        return replace(
+            state,
+            status=Status.ROLLED_BACK,
+            blocked=blocked,
+            last_activity=at,
+            close_reason=f"blocked {blocked} times (limit {max_blocked})",
+        )
+    return replace(state, blocked=blocked, last_activity=at)
+
+
+def after_review(state: TxnState, approved: bool, at: float, reviewer: str) -> TxnState:
+    _require(state, Status.PENDING_APPROVAL)
+    if approved:
+        return replace(
+            state, status=Status.COMMITTED, last_activity=at, close_reason=f"approved by {reviewer}"
+        )
+    return replace(state, status=Status.ROLLED_BACK, last_activity=at, close_reason=f"rejected by {reviewer}")
+
+
+def closed(state: TxnState, status: Status, reason: str, at: float) -> TxnState:
+    """Rolled back or aborted from any live state."""
+    if status not in (Status.ROLLED_BACK, Status.ABORTED):
+        raise ValueError(f"not a closing status: {status}")
+    _require(state, *LIVE)
+    return replace(state, status=status, last_activity=at, close_reason=reason)
+
+
+def idle_expired(state: TxnState, now: float, idle_timeout_s: float, approval_timeout_s: float) -> bool:
+    if state.status is Status.OPEN:
+        return now - state.last_activity >= idle_timeout_s
+    if state.status is Status.PENDING_APPROVAL:
+        return now - state.last_activity >= approval_timeout_s
+    return False

@@ -1,0 +1,1 @@
+"""Alembic migrations for the guard's own tables (``guard db upgrade``)."""
