@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -21,7 +21,9 @@ __all__ = ["app", "main"]
 
 T = TypeVar("T")
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help="guard: judge an AI agent's writes before commit.")
+app = typer.Typer(
+    no_args_is_help=True, add_completion=False, help="guard: judge an AI agent's writes before commit."
+)
 db_app = typer.Typer(no_args_is_help=True, help="The guard's own database.")
 app.add_typer(db_app, name="db")
 transactions_app = typer.Typer(help="Read the audit log.", invoke_without_command=True)
@@ -36,7 +38,7 @@ ConfigOption = Annotated[
 ]
 
 
-def _run(work: Callable[[], Awaitable[T]]) -> T:
+def _run(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
     try:
         return asyncio.run(work())
     except GuardError as exc:
@@ -144,7 +146,7 @@ def db_upgrade(config: ConfigOption = None) -> None:
     console.print(f"audit store {settings.audit.url} is at revision {revision}")
 
 
-def _audit_call(config: Path | None, work: Callable[[Any], Awaitable[T]]) -> T:
+def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
     from guard.store.audit import SqlAudit
     from guard.store.engine import create_engine
     from guard.store.migrate import check_current
@@ -168,7 +170,9 @@ def transactions(
     config: ConfigOption = None,
     status: Annotated[
         str | None,
-        typer.Option(help="open, pending_approval, committed, rolled_back, aborted, or blocked (any blocked attempt)."),
+        typer.Option(
+            help="open, pending_approval, committed, rolled_back, aborted, or blocked (any blocked attempt)."
+        ),
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=10_000)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
@@ -231,7 +235,10 @@ def transactions_show(
     for commit in detail.commits:
         console.print(f"commit #{commit.attempt} via {commit.via}: {commit.decision} → {commit.status}")
         for f in commit.findings:
-            console.print(f"   - [{f.get('severity')}] {f.get('message')}" + (f" ({f['hint']})" if f.get("hint") else ""))
+            console.print(
+                f"   - [{f.get('severity')}] {f.get('message')}"
+                + (f" ({f['hint']})" if f.get("hint") else "")
+            )
         for e in commit.effects:
             console.print(f"   ~ {e['kind']} {e['table']}/{e['key']}: {', '.join(e['changed_fields'])}")
 

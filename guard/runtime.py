@@ -23,6 +23,7 @@ from guard.store.engine import create_engine
 from guard.store.migrate import check_current
 from guard.telemetry import Telemetry, provider_from_settings
 from judges import Judge
+from judges.classify import classify, retryable
 
 __all__ = ["Runtime", "build_runtime", "classify_error", "is_retryable"]
 
@@ -30,15 +31,12 @@ log = logging.getLogger(__name__)
 
 
 def classify_error(exc: BaseException) -> str:
-    from judges.classify import classify
-
-    return str(classify(exc))
+    """The classifier's class for a failure, as the string the audit log and spans carry."""
+    return classify(exc).error_class.value
 
 
 def is_retryable(error_class: str, in_transaction: bool, idempotent: bool) -> bool:
-    from judges.classify import retryable
-
-    return bool(retryable(error_class, in_transaction=in_transaction, idempotent=idempotent))
+    return retryable(error_class, in_transaction=in_transaction, idempotent=idempotent)
 
 
 def _import_judge(spec: str) -> Judge:
@@ -112,6 +110,7 @@ def build_runtime(
         statement_timeout_s=settings.backend.statement_timeout_s,
         lock_timeout_s=settings.backend.lock_timeout_s,
         pool_size=settings.backend.max_open_transactions,
+        search_path=settings.backend.search_path,
     )
     audit_engine = create_engine(settings.audit.url)
     backend = SqlBackend.from_module(

@@ -57,6 +57,7 @@ class BackendSettings(_Section):
     prepare: bool = Field(
         False, description="Call the module's `prepare(conn)` at start (creates demo tables)."
     )
+    search_path: str | None = Field(None, description="PostgreSQL: the schema(s) the tools' tables live in.")
     statement_timeout_s: float = Field(10.0, gt=0)
     lock_timeout_s: float = Field(2.0, gt=0)
     max_open_transactions: int = Field(

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import sys
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar, get_type_hints
@@ -172,9 +173,12 @@ class ToolRegistry:
         """Register a tool function; use as ``@registry.tool(write=...)``."""
 
         def register(func: F) -> F:
+            # the defining scope, so that annotations naming local classes resolve
+            scope = sys._getframe(1).f_locals
             self.add(
                 build_spec(
                     func,
+                    localns=scope,
                     write=write,
                     name=name,
                     description=description,
@@ -225,12 +229,16 @@ def build_spec(
     idempotent: bool = False,
     destructive: bool = False,
     title: str | None = None,
+    localns: Mapping[str, Any] | None = None,
 ) -> ToolSpec:
     """Derive a :class:`ToolSpec` from a tool function's signature and docstring."""
     if not inspect.iscoroutinefunction(fn):
         raise ConfigError(f"tool {fn.__qualname__} must be an async function")
     tool_name = name or fn.__name__
-    hints = get_type_hints(fn, include_extras=True)
+    try:
+        hints = get_type_hints(fn, localns=dict(localns or {}), include_extras=True)
+    except NameError as exc:
+        raise ConfigError(f"tool {tool_name}: cannot resolve an annotation: {exc}") from exc
     params = list(inspect.signature(fn).parameters.values())
     if not params:
         raise ConfigError(f"tool {tool_name} must take the ToolContext as its first parameter")

@@ -47,7 +47,9 @@ class DemoResult:
 def _body(result: types.CallToolResult) -> dict[str, Any]:
     if isinstance(result.structured_content, dict):
         return result.structured_content
-    text = result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
+    text = (
+        result.content[0].text if result.content and isinstance(result.content[0], types.TextContent) else ""
+    )
     parsed: dict[str, Any] = json.loads(text)
     return parsed
 
@@ -92,7 +94,9 @@ async def _script(agent: Client, commit_tool: str, say: Callable[[str], None], r
 
     await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
     say("  agent: update_ticket(20, status=solved)   [held in the transaction, not yet committed]")
-    first = _body(await agent.call_tool(commit_tool, {"summary": "Ticket 20 is solved; I told the customer."}))
+    first = _body(
+        await agent.call_tool(commit_tool, {"summary": "Ticket 20 is solved; I told the customer."})
+    )
     blocked = first["status"] == "blocked"
     say(f"  guard: {first['status'].upper()}, nothing was committed")
     for finding in first["findings"]:
@@ -105,7 +109,9 @@ async def _script(agent: Client, commit_tool: str, say: Callable[[str], None], r
     )
     say("  agent: update_ticket(20, status=hold, note=...)")
     second = _body(
-        await agent.call_tool(commit_tool, {"summary": "Ticket 20 is on hold until UPS clears the exception."})
+        await agent.call_tool(
+            commit_tool, {"summary": "Ticket 20 is on hold until UPS clears the exception."}
+        )
     )
     committed = second["status"] == "committed"
     say(f"  guard: {second['status'].upper()}: {second['message']}")

@@ -25,7 +25,7 @@ from guard.errors import GuardError, RequestRejected, TransactionClosed
 from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
 from guard.tools import ToolSpec, format_validation_error
 
-__all__ = ["KeyResolver", "build_server", "commit_tool"]
+__all__ = ["KeyResolver", "build_server", "commit_tool", "spec_tool"]
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +74,7 @@ def commit_tool(name: str) -> types.Tool:
     )
 
 
-def _tool(spec: ToolSpec) -> types.Tool:
+def spec_tool(spec: ToolSpec) -> types.Tool:
     hints = spec.annotations()
     return types.Tool(
         name=spec.name,
@@ -117,7 +117,7 @@ def build_server(
     version: str = "0.1.0",
 ) -> Server[Any]:
     """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended."""
-    listed = [_tool(spec) for spec in manager.tools] + [commit_tool(manager.commit_tool)]
+    listed = [spec_tool(spec) for spec in manager.tools] + [commit_tool(manager.commit_tool)]
     schemas = {tool.name: tool.input_schema for tool in listed}
 
     async def list_tools(

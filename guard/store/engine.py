@@ -45,8 +45,12 @@ def create_engine(
     lock_timeout_s: float = 5.0,
     pool_size: int = 10,
     echo: bool = False,
+    search_path: str | None = None,
 ) -> AsyncEngine:
-    """An async engine for ``url`` with the transaction behaviour the guard relies on."""
+    """An async engine for ``url`` with the transaction behaviour the guard relies on.
+
+    ``search_path`` (PostgreSQL) names the schemas unqualified table names resolve in.
+    """
     url = async_url(url)
     parsed = make_url(url)
     kwargs: dict[str, Any] = {"echo": echo}
@@ -72,6 +76,7 @@ def create_engine(
                 "lock_timeout": str(int(lock_timeout_s * 1000)),
                 "idle_in_transaction_session_timeout": "0",
                 "application_name": "guard",
+                **({"search_path": search_path} if search_path else {}),
             }
         }
     return create_async_engine(url, **kwargs)

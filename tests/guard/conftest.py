@@ -1,0 +1,108 @@
+"""Fixtures for the guard: the demo backend on SQLite files, spans kept in memory, no real sleeping."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mcp import Client
+from mcp.server.context import ServerRequestContext
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from guard.clock import FixedClock
+from guard.edge.mcp import build_server
+from guard.keys import StreamKeys
+from guard.manager import TxnKey
+from guard.runtime import Runtime, build_runtime
+from guard.settings import GuardSettings
+from guard.store.migrate import upgrade
+
+
+async def no_sleep(seconds: float) -> None:
+    return None
+
+
+def demo_settings(tmp_path: Path, **sections: dict[str, Any]) -> GuardSettings:
+    base: dict[str, Any] = {
+        "backend": {
+            "module": "guard.demo.backend",
+            "url": f"sqlite:///{tmp_path / 'shop.db'}",
+            "prepare": True,
+            "lock_timeout_s": 0.2,
+        },
+        "audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"},
+        "commit": {"reap_interval_s": 3600, "idle_timeout_s": 60, "max_blocked": 3},
+        "retry": {"max_attempts": 3, "initial_backoff_s": 0, "max_backoff_s": 0, "jitter_s": 0},
+    }
+    for name, values in sections.items():
+        base[name] = {**base.get(name, {}), **values}
+    return GuardSettings.model_validate(base)
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> GuardSettings:
+    return demo_settings(tmp_path)
+
+
+@pytest.fixture
+def exporter() -> InMemorySpanExporter:
+    return InMemorySpanExporter()
+
+
+@pytest.fixture
+def provider(exporter: InMemorySpanExporter) -> TracerProvider:
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider
+
+
+@pytest.fixture
+def clock() -> FixedClock:
+    return FixedClock()
+
+
+@pytest.fixture
+async def runtime(
+    settings: GuardSettings, provider: TracerProvider, clock: FixedClock
+) -> AsyncIterator[Runtime]:
+    rt = build_runtime(settings, clock=clock, provider=provider, sleep=no_sleep)
+    await upgrade(rt.audit_engine)
+    await rt.start()
+    try:
+        yield rt
+    finally:
+        await rt.stop()
+
+
+def agent_client(runtime: Runtime, principal: str = "agent-a") -> Client:
+    """An in-process MCP client; ``_meta['guard/transaction']`` names the transaction, else one per stream."""
+    keys = StreamKeys()
+
+    def resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
+        meta = ctx.meta if isinstance(ctx.meta, dict) else None
+        return TxnKey(keys.current(meta), principal, meta)
+
+    return Client(build_server(runtime.manager, resolve, on_finished=keys.finished))
+
+
+def meta(key: str) -> dict[str, Any]:
+    return {"guard/transaction": key}
+
+
+def ticket_status(settings: GuardSettings, ticket_id: int) -> str | None:
+    """Read the system of record directly, as committed, outside the guard."""
+    path = settings.backend.url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as db:
+        row = db.execute("SELECT status FROM tickets WHERE id = ?", (ticket_id,)).fetchone()
+    return None if row is None else str(row[0])
+
+
+def table_rows(settings: GuardSettings, table: str) -> list[tuple[Any, ...]]:
+    path = settings.backend.url.removeprefix("sqlite:///")
+    with sqlite3.connect(path) as db:
+        return db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
