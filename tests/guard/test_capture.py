@@ -99,7 +99,8 @@ async def _exercise(backend: SqlBackend) -> None:
     assert renamed.kind is EffectKind.UPDATE
     assert renamed.changed_fields == ("name",)
     assert renamed.before == {"id": 1, "name": "one", "active": True, "tags": ["a"]}
-    assert renamed.after is not None and renamed.after["name"] == "uno"
+    assert renamed.after is not None
+    assert renamed.after["name"] == "uno"
     added = effects[(2,)]
     assert added.kind is EffectKind.INSERT
     assert added.after == {"id": 2, "name": "dos", "active": True, "tags": ["x", "y"]}

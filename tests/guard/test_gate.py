@@ -78,8 +78,8 @@ class Hanging:
         return Verdict.allow()
 
 
-async def evaluate(*judges: object, timeout: float = 1.0) -> Verdict:
-    gate = CommitGate(judges, judge_timeout_s=timeout)  # type: ignore[arg-type]
+async def evaluate(*judges: object, limit_s: float = 1.0) -> Verdict:
+    gate = CommitGate(judges, judge_timeout_s=limit_s)  # type: ignore[arg-type]
     try:
         result = await gate.evaluate("t1", [EFFECT], [], "summary", STATE)
     finally:
@@ -129,7 +129,7 @@ async def test_a_slow_judge_blocks() -> None:
     """Requirement G5: a judge that does not answer within its timeout blocks the commit."""
     hanging = Hanging()
     try:
-        verdict = await evaluate(hanging, timeout=0.05)
+        verdict = await evaluate(hanging, limit_s=0.05)
     finally:
         hanging.release.set()
     assert verdict.decision is Decision.BLOCK

@@ -53,7 +53,8 @@ def test_schema_comes_from_the_signature() -> None:
     assert schema["properties"]["record_id"]["description"] == "The record."
     assert schema["additionalProperties"] is False
     assert spec.description == "Set a record's status."
-    assert spec.output_schema is not None and set(spec.output_schema["properties"]) == {"id", "note"}
+    assert spec.output_schema is not None
+    assert set(spec.output_schema["properties"]) == {"id", "note"}
 
 
 def test_a_single_args_model_is_the_schema() -> None:
