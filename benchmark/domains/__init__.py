@@ -1,0 +1,48 @@
+"""The benchmark domains: our own implementation of each domain's tools over SQL tables.
+
+Every domain follows the same framework (:mod:`.base`): a
+:class:`~benchmark.domains.base.Domain` with its
+:class:`~benchmark.domains.base.TableDef` list, a
+:class:`~guard.tools.ToolRegistry` and its clocks. The Zendesk toolset is
+shared and configured per domain (:mod:`.zendesk`); policy search is shared
+too (:mod:`.knowledge`). :func:`get_domain` looks a domain up by its
+benchmark name.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from benchmark.domains.base import SEQ, Domain, TableDef, envelope_error_text, sql_table
+from benchmark.errors import BenchmarkError
+
+__all__ = [
+    "DOMAIN_MODULES",
+    "SEQ",
+    "Domain",
+    "TableDef",
+    "domain_names",
+    "envelope_error_text",
+    "get_domain",
+    "sql_table",
+]
+
+DOMAIN_MODULES: dict[str, str] = {
+    "sandbox_external_retail": "benchmark.domains.retail",
+}
+"""Benchmark domain name → module that defines ``DOMAIN``. The other four domains are added here."""
+
+
+def domain_names() -> list[str]:
+    return list(DOMAIN_MODULES)
+
+
+def get_domain(name: str) -> Domain:
+    """The domain called ``name`` (its module is imported on first use)."""
+    if name not in DOMAIN_MODULES:
+        known = ", ".join(sorted(DOMAIN_MODULES))
+        raise BenchmarkError(f"unknown or not yet implemented domain {name!r} (implemented: {known})")
+    domain = importlib.import_module(DOMAIN_MODULES[name]).DOMAIN
+    if not isinstance(domain, Domain):
+        raise BenchmarkError(f"{DOMAIN_MODULES[name]}.DOMAIN is not a Domain")
+    return domain

@@ -1,0 +1,143 @@
+"""The shape every benchmark domain has: tables, a tool registry and its clocks.
+
+A :class:`TableDef` couples three names for one table: our SQL table name,
+the benchmark's table name (the key of ``data_patch`` and of the dumped
+state), and a pydantic *row model* that mirrors the reference's model field
+for field. Rows are validated by that model exactly as the reference
+validates seed and patch rows, and stored as the model's JSON form, so
+datetimes are kept as the reference's ISO text and enums as their values.
+The SQLAlchemy :class:`~sqlalchemy.Table` is derived from the model: typed
+columns, lists and dicts as JSON, and a hidden ``_seq`` column that keeps the
+reference's list order (tools that take "the first match" depend on it).
+
+A :class:`Domain` is the unit the rest of the harness works with: its tables
+in creation order, its :class:`~guard.tools.ToolRegistry`, the scenario clock
+and the name of its knowledge-base search tool.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import types
+import typing
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Double, MetaData, Table, Text
+
+from guard.errors import ToolError
+from guard.tools import ToolRegistry
+from judges.canonical import TableSpec
+
+__all__ = ["SEQ", "Domain", "TableDef", "envelope_error_text", "sql_table"]
+
+SEQ = "_seq"
+"""The hidden column holding a row's position in the reference's list order."""
+
+
+@dataclass(frozen=True, slots=True)
+class TableDef:
+    """One table of a domain.
+
+    ``seed`` is the seed file's path under the data checkout's ``toolslib``
+    directory (``None`` for tables that start empty and are not in the
+    reference's state). ``hashed`` is false for tables that are ours alone,
+    such as the knowledge-base documents, and are never dumped.
+    """
+
+    name: str
+    benchmark_name: str
+    model: type[BaseModel]
+    key: tuple[str, ...] = ("id",)
+    unstable: frozenset[str] = field(default_factory=frozenset)
+    seed: str | None = None
+    hashed: bool = True
+
+    @property
+    def spec(self) -> TableSpec:
+        return TableSpec(self.benchmark_name, self.key, self.unstable)
+
+    def validate_row(self, row: Mapping[str, Any]) -> dict[str, Any]:
+        """The row as the reference would store it; raises pydantic's ``ValidationError``."""
+        return self.model.model_validate(dict(row)).model_dump(mode="json")
+
+    def key_of(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(row[c] for c in self.key)
+
+
+def _column_type(annotation: Any) -> tuple[Any, bool]:
+    """The SQL type for a field annotation, and whether it is nullable."""
+    nullable = False
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        members = [a for a in typing.get_args(annotation) if a is not type(None)]
+        nullable = len(members) < len(typing.get_args(annotation))
+        annotation = members[0] if len(members) == 1 else Any
+        origin = typing.get_origin(annotation)
+    if origin in (list, dict) or annotation in (list, dict) or annotation is Any:
+        return JSON(none_as_null=True), nullable
+    if isinstance(annotation, type):
+        if issubclass(annotation, bool):
+            return Boolean(), nullable
+        if issubclass(annotation, enum.Enum) or issubclass(annotation, str | datetime):
+            return Text(), nullable
+        if issubclass(annotation, int):
+            return BigInteger(), nullable
+        if issubclass(annotation, float):
+            return Double(), nullable
+    raise TypeError(f"no SQL column type for {annotation!r}")
+
+
+def sql_table(table: TableDef, metadata: MetaData) -> Table:
+    """The SQLAlchemy table of a row model, with ``_seq`` and the key as primary key."""
+    columns = []
+    for name, info in table.model.model_fields.items():
+        sql_type, nullable = _column_type(info.annotation)
+        columns.append(Column(name, sql_type, primary_key=name in table.key, nullable=nullable))
+    columns.append(Column(SEQ, BigInteger, nullable=False, index=True))
+    return Table(table.name, metadata, *columns)
+
+
+def envelope_error_text(tool: str, error: ToolError) -> str:
+    """The reference's error reply: ``{"error": "Tool execution failed: …", "tool": name}``."""
+    return json.dumps({"error": f"Tool execution failed: {error.message}", "tool": tool})
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Domain:
+    """A benchmark domain: its tables (in creation order), tools and clocks.
+
+    ``scenario_now`` is the scenario's "now" (the prompts say
+    2025-10-01T13:00Z); the few reference tools that read the wall clock use
+    it instead, so that replays do not drift with the calendar.
+    """
+
+    name: str
+    tables: tuple[TableDef, ...]
+    registry: ToolRegistry
+    metadata: MetaData
+    sql: Mapping[str, Table]
+    scenario_now: datetime
+    search_tool: str
+    documents: Table
+
+    @property
+    def hashed_tables(self) -> tuple[TableDef, ...]:
+        return tuple(t for t in self.tables if t.hashed)
+
+    @property
+    def specs(self) -> dict[str, TableSpec]:
+        return {t.benchmark_name: t.spec for t in self.hashed_tables}
+
+    def table(self, name: str) -> TableDef:
+        for table in self.tables:
+            if name in (table.name, table.benchmark_name):
+                return table
+        raise KeyError(name)
+
+    def by_benchmark_name(self) -> dict[str, TableDef]:
+        return {t.benchmark_name: t for t in self.hashed_tables}

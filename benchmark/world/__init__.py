@@ -1,0 +1,21 @@
+"""Task worlds: building a task's initial state, replaying calls, golden states and grading."""
+
+from benchmark.world.build import State, World, dump_state, open_world
+from benchmark.world.golden import Golden, Grade, clear_golden_cache, golden, grade, replay
+from benchmark.world.seed import SERVERS_TOOLSLIB, patch_rows, seed_rows
+
+__all__ = [
+    "SERVERS_TOOLSLIB",
+    "Golden",
+    "Grade",
+    "State",
+    "World",
+    "clear_golden_cache",
+    "dump_state",
+    "golden",
+    "grade",
+    "open_world",
+    "patch_rows",
+    "replay",
+    "seed_rows",
+]

@@ -1,0 +1,199 @@
+"""A task's world: its own database, holding the task's initial state, and the calls made on it.
+
+Isolation is one database per trial:
+
+* **SQLite in memory** (``url=None``, the default and what golden replays
+  use): a private in-memory database on one connection.
+* **SQLite file** (``url="sqlite:///…/trial.db"``): a new file; the world
+  refuses a path that exists, and deletes the file when it closes.
+* **PostgreSQL** (``url="postgresql://…"``): a fresh schema
+  ``tb_<random>`` in that database, reached through SQLAlchemy's
+  ``schema_translate_map`` on :attr:`World.engine`; it is dropped when the
+  world closes (``keep=True`` keeps it for inspection).
+
+Building a world creates the domain's tables, inserts the seed rows, loads
+the scenario's policy sources into the search index and upserts the task's
+``data_patch`` row by row by key (a patch row replaces the row with the same
+key in place, keeping its list position; an empty list changes nothing).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import insert, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from benchmark.dataset.model import Scenario, Task
+from benchmark.domains import store
+from benchmark.domains.base import SEQ, Domain
+from benchmark.domains.knowledge import load_documents
+from benchmark.errors import WorldError
+from benchmark.world.seed import patch_rows, seed_rows
+from benchmark.world.sqlite_plan import sqlite_plan
+from guard.clock import FixedClock
+from guard.errors import ToolError
+from guard.execute import CallOutcome, execute
+from guard.store.engine import create_engine
+from guard.tools import ToolContext
+from judges.canonical import CanonicalState, canonical_state
+
+__all__ = ["World", "dump_state", "open_world"]
+
+logger = logging.getLogger(__name__)
+
+State = dict[str, list[dict[str, Any]]]
+
+
+async def dump_state(conn: AsyncConnection, domain: Domain) -> State:
+    """The graded state: benchmark table name → rows in list order (without ``_seq``)."""
+    state: State = {}
+    if conn.dialect.name == "sqlite":
+        plan = sqlite_plan(domain)
+        for table in domain.hashed_tables:
+            state[table.benchmark_name] = await plan.rows(conn, table.name)
+        return state
+    for table in domain.hashed_tables:
+        sql = domain.sql[table.name]
+        result = await conn.execute(select(sql).order_by(sql.c[SEQ]))
+        state[table.benchmark_name] = [
+            {k: v for k, v in row.items() if k != SEQ} for row in result.mappings()
+        ]
+    return state
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class World:
+    """One task's database, built and ready for calls.
+
+    ``engine`` reaches the world's tables (on PostgreSQL through the world's
+    schema); ``url`` is the database URL (``None`` in memory), ``schema`` the
+    PostgreSQL schema.
+    """
+
+    domain: Domain
+    task: Task
+    engine: AsyncEngine
+    url: str | None
+    schema: str | None
+
+    def context(self, conn: AsyncConnection, tool: str) -> ToolContext:
+        return ToolContext(conn=conn, clock=FixedClock(self.domain.scenario_now), tool=tool)
+
+    async def call(self, tool: str, arguments: Mapping[str, Any] | None) -> CallOutcome:
+        """Run one tool call in its own transaction and commit it, even when the tool fails.
+
+        This is the benchmark's (unguarded) semantics: a tool that writes and
+        then fails keeps its partial write. An unknown tool is a tool error,
+        as in the reference (``Unknown tool: <name>``).
+        """
+        spec = self.domain.registry.get(tool)
+        if spec is None:
+            return CallOutcome(error=ToolError(f"Unknown tool: {tool}", error_class="invalid_arguments"))
+        async with self.engine.connect() as conn, conn.begin():
+            return await execute(spec, self.context(conn, tool), arguments)
+
+    async def state(self) -> State:
+        """The current graded state (see :func:`dump_state`)."""
+        async with self.engine.connect() as conn:
+            return await dump_state(conn, self.domain)
+
+    async def canonical(self) -> CanonicalState:
+        return canonical_state(await self.state(), self.domain.specs)
+
+
+async def _populate(
+    conn: AsyncConnection, domain: Domain, data_dir: Path, task: Task, scenario: Scenario | None
+) -> None:
+    if conn.dialect.name == "sqlite":
+        await _populate_sqlite(conn, domain, data_dir, task, scenario)
+        return
+    await conn.run_sync(lambda sync: domain.metadata.create_all(sync, checkfirst=False))
+    for name, rows in seed_rows(data_dir, domain).items():
+        if rows:
+            sql = domain.sql[name]
+            await conn.execute(insert(sql), [{**row, SEQ: n} for n, row in enumerate(rows, start=1)])
+    if scenario is not None:
+        await load_documents(conn, domain.documents, scenario.sources)
+    for name, rows in patch_rows(domain, task).items():
+        for row in rows:
+            await store.upsert_row(conn, domain.sql[name], row)
+
+
+def _remove_database_files(file: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        Path(f"{file}{suffix}").unlink(missing_ok=True)
+
+
+async def _populate_sqlite(
+    conn: AsyncConnection, domain: Domain, data_dir: Path, task: Task, scenario: Scenario | None
+) -> None:
+    plan = sqlite_plan(domain)
+    await plan.create(conn)
+    for name, rows in seed_rows(data_dir, domain).items():
+        if rows:
+            await plan.insert(conn, name, rows)
+    if scenario is not None:
+        await load_documents(conn, domain.documents, scenario.sources)
+    for name, rows in patch_rows(domain, task).items():
+        for row in rows:
+            await plan.upsert(conn, name, row)
+
+
+@asynccontextmanager
+async def open_world(
+    domain: Domain,
+    task: Task,
+    *,
+    data_dir: Path,
+    scenario: Scenario | None = None,
+    url: str | None = None,
+    keep: bool = False,
+) -> AsyncIterator[World]:
+    """Build ``task``'s initial state in a new database and yield the :class:`World` on it.
+
+    ``scenario`` supplies the policy sources for the search tool (without it,
+    the search tool answers "Search service is not available", like the
+    reference without sources).
+    """
+    if task.domain != domain.name:
+        raise WorldError(f"task belongs to domain {task.domain}, not {domain.name}", task=task.id)
+    schema: str | None = None
+    file: Path | None = None
+    if url is None:
+        engine = create_engine("sqlite+aiosqlite://")
+    else:
+        parsed = make_url(url)
+        if parsed.get_backend_name() == "sqlite":
+            if not parsed.database or parsed.database == ":memory:":
+                raise WorldError("give a SQLite file path, or no URL for an in-memory world", task=task.id)
+            file = Path(parsed.database)
+            if file.exists():
+                raise WorldError(f"refusing to build a world over an existing file {file}", task=task.id)
+            engine = create_engine(url)
+        elif parsed.get_backend_name() == "postgresql":
+            schema = f"tb_{uuid.uuid4().hex[:16]}"
+            base = create_engine(url, pool_size=2)
+            async with base.begin() as conn:
+                await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+            engine = base.execution_options(schema_translate_map={None: schema})
+        else:
+            raise WorldError(f"unsupported database URL {url!r} (SQLite or PostgreSQL)", task=task.id)
+    try:
+        async with engine.begin() as conn:
+            await _populate(conn, domain, data_dir, task, scenario)
+        yield World(domain=domain, task=task, engine=engine, url=url, schema=schema)
+    finally:
+        if schema is not None and not keep:
+            async with engine.begin() as conn:
+                await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        await engine.dispose()
+        if file is not None and not keep:
+            _remove_database_files(file)

@@ -1,0 +1,123 @@
+"""Golden states and grading.
+
+A task's golden state is its initial state after its golden
+``tool_interactions`` run through our tools, call by call, each call
+committed (so a partial write would stay, as in the reference). Unlike the
+reference, which logs and swallows a failing golden call, we refuse to
+produce a golden state when any golden call fails
+(:class:`~benchmark.errors.GoldenReplayError`).
+
+A trial passes when the canonical hash of its final state equals the golden
+hash; the diff names every differing field, record by record.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmark.dataset.loader import task_set_hash
+from benchmark.dataset.model import Task
+from benchmark.domains import get_domain
+from benchmark.domains.base import Domain
+from benchmark.errors import GoldenReplayError
+from benchmark.world.build import State, open_world
+from judges.canonical import CanonicalState, DiffEntry, canonical_state, diff_states, state_hash
+
+__all__ = ["Golden", "Grade", "clear_golden_cache", "golden", "grade", "replay"]
+
+
+@dataclass(frozen=True, slots=True)
+class Golden:
+    """A task's expected end state: raw, canonical, and its hash."""
+
+    task: str
+    state: State
+    canonical: CanonicalState
+    hash: str
+    calls: int
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """The verdict on one trial's final state."""
+
+    passed: bool
+    state_hash: str
+    golden_hash: str
+    diff: tuple[DiffEntry, ...] = field(default_factory=tuple)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "passed": self.passed,
+            "state_hash": self.state_hash,
+            "golden_hash": self.golden_hash,
+            "diff": [entry.to_dict() for entry in self.diff],
+        }
+
+
+_CACHE: dict[tuple[str, str], Golden] = {}
+_LOCKS: dict[tuple[str, str], asyncio.Lock] = {}
+
+
+def clear_golden_cache() -> None:
+    _CACHE.clear()
+    _LOCKS.clear()
+
+
+async def replay(
+    task: Task,
+    calls: list[tuple[str, Mapping[str, Any]]],
+    *,
+    data_dir: Path,
+    domain: Domain | None = None,
+    url: str | None = None,
+    strict: bool = True,
+) -> State:
+    """The state after ``calls`` on a fresh world of ``task``.
+
+    With ``strict`` a failing call raises :class:`GoldenReplayError`;
+    otherwise it is committed as it is (partial writes stay) and replay goes on.
+    """
+    domain = domain or get_domain(task.domain)
+    async with open_world(domain, task, data_dir=data_dir, url=url) as world:
+        for index, (tool, arguments) in enumerate(calls):
+            outcome = await world.call(tool, arguments)
+            if strict and outcome.error is not None:
+                raise GoldenReplayError(outcome.error.message, task=task.id, call_index=index, tool=tool)
+        return await world.state()
+
+
+async def golden(task: Task, *, data_dir: Path, url: str | None = None, cache: bool = True) -> Golden:
+    """The task's golden state, computed once per process (per task definition and data directory)."""
+    key = (str(data_dir), task_set_hash([task]))
+    if cache and key in _CACHE and url is None:
+        return _CACHE[key]
+    lock = _LOCKS.setdefault(key, asyncio.Lock())
+    async with lock:
+        if cache and key in _CACHE and url is None:
+            return _CACHE[key]
+        domain = get_domain(task.domain)
+        calls = [(call.tool, call.arguments) for call in task.golden]
+        state = await replay(task, calls, data_dir=data_dir, domain=domain, url=url)
+        canonical = canonical_state(state, domain.specs)
+        result = Golden(
+            task=task.id, state=state, canonical=canonical, hash=state_hash(canonical), calls=len(calls)
+        )
+        if cache and url is None:
+            _CACHE[key] = result
+        return result
+
+
+def grade(state: State, expected: Golden, domain: Domain) -> Grade:
+    """Compare a final state with the golden one."""
+    canonical = canonical_state(state, domain.specs)
+    result_hash = state_hash(canonical)
+    if result_hash == expected.hash:
+        return Grade(True, result_hash, expected.hash)
+    return Grade(
+        False, result_hash, expected.hash, tuple(diff_states(canonical, expected.canonical, domain.specs))
+    )

@@ -1,0 +1,86 @@
+"""A domain's seed rows and a task's patch rows, validated as the reference validates them.
+
+Seed rows come from the data checkout (``servers/**/toolslib/<toolset>/
+initial_data/<table>.json``). Each row — seed or patch — is validated by its
+table's row model and kept in the stored (JSON) form. Seeds are read once
+per process and data directory.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from benchmark.dataset.model import Task
+from benchmark.domains.base import Domain, TableDef
+from benchmark.errors import DatasetError, WorldError
+
+__all__ = ["SERVERS_TOOLSLIB", "patch_rows", "seed_rows"]
+
+SERVERS_TOOLSLIB = Path("servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib")
+
+Rows = dict[str, list[dict[str, Any]]]
+
+
+def _read_seed(path: Path, table: TableDef) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DatasetError(f"seed file of table {table.benchmark_name} not found", file=path)
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise DatasetError(f"seed file is not valid JSON: {exc}", file=path) from exc
+    if not isinstance(raw, list):
+        raise DatasetError("a seed file is a JSON list of rows", file=path)
+    rows = []
+    for index, row in enumerate(raw):
+        try:
+            rows.append(table.validate_row(row))
+        except (ValidationError, TypeError) as exc:
+            raise DatasetError(
+                f"seed row {index} does not fit {table.model.__name__}: {exc}", file=path
+            ) from exc
+    return rows
+
+
+@lru_cache(maxsize=16)
+def _seeds(data_dir: Path, domain: Domain) -> Mapping[str, tuple[dict[str, Any], ...]]:
+    root = data_dir / SERVERS_TOOLSLIB
+    return {
+        table.name: tuple(_read_seed(root / table.seed, table)) if table.seed else ()
+        for table in domain.tables
+        if table.hashed
+    }
+
+
+def seed_rows(data_dir: Path, domain: Domain) -> Rows:
+    """Our table name → the domain's validated seed rows (fresh copies)."""
+    return {name: [dict(r) for r in rows] for name, rows in _seeds(data_dir.resolve(), domain).items()}
+
+
+def patch_rows(domain: Domain, task: Task) -> Rows:
+    """Our table name → the task's ``data_patch`` rows, validated, in patch order.
+
+    An unknown table or a row its model rejects fails the whole patch, naming
+    the task, the table and the row.
+    """
+    tables = domain.by_benchmark_name()
+    out: Rows = {}
+    for name, rows in task.data_patch.items():
+        table = tables.get(name)
+        if table is None:
+            raise WorldError(
+                f"data_patch names unknown table {name!r} for domain {domain.name}", task=task.id
+            )
+        validated = []
+        for index, row in enumerate(rows):
+            try:
+                validated.append(table.validate_row(row))
+            except (ValidationError, TypeError) as exc:
+                raise WorldError(f"data_patch {name} row {index}: {exc}", task=task.id) from exc
+        out[table.name] = validated
+    return out

@@ -1,0 +1,125 @@
+"""Pre-rendered SQL for building and dumping a domain's world on SQLite.
+
+Building a world is a fixed script per domain — create the tables, insert
+the seed rows, upsert the patch rows — and dumping one is a fixed set of
+selects. Through SQLAlchemy Core each statement would be compiled again for
+every new engine (the compiled cache belongs to the engine), which costs
+more than running it. So, for SQLite only, the statements are rendered once
+per domain and run as driver SQL, with values encoded and decoded here the
+way SQLAlchemy's column types would (JSON as ``json.dumps`` text, booleans as
+0/1). PostgreSQL takes the ordinary Core path.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from sqlalchemy import JSON, Boolean, Table
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from benchmark.domains.base import SEQ, Domain
+
+__all__ = ["SqlitePlan", "sqlite_plan"]
+
+_DIALECT = sqlite.dialect()
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _json_out(value: Any) -> Any:
+    return None if value is None else json.dumps(value)
+
+
+def _json_in(value: Any) -> Any:
+    return None if value is None else json.loads(value)
+
+
+def _bool_in(value: Any) -> Any:
+    return None if value is None else bool(value)
+
+
+@dataclass(frozen=True, slots=True)
+class _TablePlan:
+    columns: tuple[str, ...]
+    encoders: tuple[Callable[[Any], Any], ...]
+    decoders: tuple[Callable[[Any], Any], ...]
+    insert: str
+    upsert: str
+    select: str
+
+    def encode(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
+        return tuple(enc(row.get(col)) for col, enc in zip(self.columns, self.encoders, strict=True))
+
+    def decode(self, values: tuple[Any, ...]) -> dict[str, Any]:
+        return {col: dec(v) for col, dec, v in zip(self.columns, self.decoders, values, strict=True)}
+
+
+def _table_plan(table: Table) -> _TablePlan:
+    columns = tuple(c.name for c in table.columns if c.name != SEQ)
+    encoders = tuple(_json_out if isinstance(table.c[c].type, JSON) else _identity for c in columns)
+    decoders = tuple(
+        _json_in
+        if isinstance(table.c[c].type, JSON)
+        else _bool_in
+        if isinstance(table.c[c].type, Boolean)
+        else _identity
+        for c in columns
+    )
+    quoted = ", ".join(f'"{c}"' for c in columns)
+    marks = ", ".join("?" for _ in columns)
+    key = ", ".join(f'"{c.name}"' for c in table.primary_key.columns)
+    updates = ", ".join(f'"{c}" = excluded."{c}"' for c in columns if c not in table.primary_key.columns)
+    return _TablePlan(
+        columns=columns,
+        encoders=encoders,
+        decoders=decoders,
+        insert=f'INSERT INTO "{table.name}" ({quoted}, "{SEQ}") VALUES ({marks}, ?)',
+        upsert=(
+            f'INSERT INTO "{table.name}" ({quoted}, "{SEQ}") VALUES ({marks}, '
+            f'(SELECT coalesce(max("{SEQ}"), 0) + 1 FROM "{table.name}")) '
+            f"ON CONFLICT ({key}) DO " + (f"UPDATE SET {updates}" if updates else "NOTHING")
+        ),
+        select=f'SELECT {quoted} FROM "{table.name}" ORDER BY "{SEQ}"',
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class SqlitePlan:
+    """A domain's rendered DDL and per-table statements."""
+
+    ddl: tuple[str, ...]
+    tables: Mapping[str, _TablePlan]
+
+    async def create(self, conn: AsyncConnection) -> None:
+        for statement in self.ddl:
+            await conn.exec_driver_sql(statement)
+
+    async def insert(self, conn: AsyncConnection, table: str, rows: list[dict[str, Any]]) -> None:
+        plan = self.tables[table]
+        await conn.exec_driver_sql(plan.insert, [(*plan.encode(r), n) for n, r in enumerate(rows, start=1)])
+
+    async def upsert(self, conn: AsyncConnection, table: str, row: Mapping[str, Any]) -> None:
+        plan = self.tables[table]
+        await conn.exec_driver_sql(plan.upsert, plan.encode(row))
+
+    async def rows(self, conn: AsyncConnection, table: str) -> list[dict[str, Any]]:
+        plan = self.tables[table]
+        result = await conn.exec_driver_sql(plan.select)
+        return [plan.decode(tuple(values)) for values in result]
+
+
+@lru_cache(maxsize=16)
+def sqlite_plan(domain: Domain) -> SqlitePlan:
+    ddl: list[str] = []
+    for table in domain.metadata.sorted_tables:
+        ddl.append(str(CreateTable(table).compile(dialect=_DIALECT)).strip())
+        ddl.extend(str(CreateIndex(index).compile(dialect=_DIALECT)) for index in table.indexes)
+    return SqlitePlan(tuple(ddl), {name: _table_plan(table) for name, table in domain.sql.items()})
