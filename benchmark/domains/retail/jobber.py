@@ -3,12 +3,12 @@
 ``cancel_installation`` accepts an ``order_id`` and a reason but stores
 neither; it returns the service cost as refunded. ``reschedule_installation``
 re-opens a completed job (status scheduled) when the reason is a
-workmanship issue, and does so *before* the new date is validated, so an
-invalid date leaves that status change behind, as in the reference.
+workmanship issue.
 """
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 from pydantic import BaseModel, Field
@@ -108,7 +108,7 @@ async def cancel_installation(
 async def reschedule_installation(
     ctx: ToolContext,
     job_id: JobId,
-    new_scheduled_date: Annotated[str, Field(description="New appointment date and time, ISO 8601")],
+    new_scheduled_date: Annotated[datetime, Field(description="New appointment date and time, ISO 8601")],
     reschedule_reason: Annotated[m.InstallationRescheduleReason, Field(description="Why it is moved")],
 ) -> RescheduleOut:
     """Move an installation appointment; a workmanship issue re-opens a completed job."""

@@ -109,10 +109,10 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
             _union(
                 (
                     variant.ticket_create,
-                    m.UserCreate,
-                    m.OrganizationCreate,
-                    m.CommentCreate,
-                    m.TicketCommentCreate,
+                    m.UserCreateInput,
+                    m.OrganizationCreateInput,
+                    m.CommentCreateInput,
+                    m.TicketCommentCreateInput,
                 )
             ),
             Field(..., description="The item's fields; which fields apply depends on the table"),
@@ -123,7 +123,9 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
         table=(_TABLE, ...),
         id=(str, Field(..., description="The item's id")),
         item=(
-            _union((variant.ticket_update, m.UserUpdate, m.OrganizationUpdate, m.CommentUpdate)),
+            _union(
+                (variant.ticket_update, m.UserUpdateInput, m.OrganizationUpdateInput, m.CommentUpdateInput)
+            ),
             Field(..., description="Only the given fields are changed"),
         ),
     )

@@ -6,8 +6,8 @@ item payloads are the members of the ``item`` union of ``zendesk_create_item``
 and ``zendesk_update_item``; their order and fields decide which member
 pydantic's smart-mode union picks for a given dict, and so which fields are
 written, so they follow the reference exactly. Domains with custom ticket
-fields subclass :class:`Ticket`, :class:`TicketCreate` and
-:class:`TicketUpdate`.
+fields subclass :class:`Ticket`, :class:`TicketCreateInput` and
+:class:`TicketUpdateInput`.
 """
 
 # ruff: noqa: UP042 - (str, Enum) as in the reference: it formats as "Class.MEMBER", which messages show
@@ -21,24 +21,24 @@ __all__ = [
     "CRUD_TABLES",
     "Article",
     "Comment",
-    "CommentCreate",
-    "CommentUpdate",
+    "CommentCreateInput",
+    "CommentUpdateInput",
     "Organization",
-    "OrganizationCreate",
-    "OrganizationUpdate",
+    "OrganizationCreateInput",
+    "OrganizationUpdateInput",
     "TableName",
     "Ticket",
     "TicketComment",
-    "TicketCommentCreate",
-    "TicketCreate",
+    "TicketCommentCreateInput",
+    "TicketCreateInput",
     "TicketPriority",
     "TicketStatus",
     "TicketType",
-    "TicketUpdate",
+    "TicketUpdateInput",
     "User",
-    "UserCreate",
+    "UserCreateInput",
     "UserRole",
-    "UserUpdate",
+    "UserUpdateInput",
 ]
 
 
@@ -187,7 +187,7 @@ class TicketComment(BaseModel):
     key: str | None = None
 
 
-class TicketCreate(BaseModel):
+class TicketCreateInput(BaseModel):
     subject: str = Field(min_length=1, description="Ticket subject")
     description: str | None = Field(None, description="Ticket description")
     status: TicketStatus | None = None
@@ -200,7 +200,7 @@ class TicketCreate(BaseModel):
     due_at: str | None = Field(None, description="Due date, ISO 8601")
 
 
-class UserCreate(BaseModel):
+class UserCreateInput(BaseModel):
     name: str = Field(min_length=1)
     email: str
     role: UserRole | None = None
@@ -210,21 +210,21 @@ class UserCreate(BaseModel):
     active: bool | None = None
 
 
-class OrganizationCreate(BaseModel):
+class OrganizationCreateInput(BaseModel):
     name: str = Field(min_length=1)
     domain_names: list[str] | None = None
     details: str | None = None
     notes: str | None = None
 
 
-class CommentCreate(BaseModel):
+class CommentCreateInput(BaseModel):
     ticket_id: str
     author_id: str
     body: str = Field(min_length=1)
     public: bool | None = None
 
 
-class TicketCommentCreate(BaseModel):
+class TicketCommentCreateInput(BaseModel):
     ticket_id: int
     author_id: int
     body: str = Field(min_length=1)
@@ -233,7 +233,7 @@ class TicketCommentCreate(BaseModel):
     ItemInternalId: str | None = None
 
 
-class TicketUpdate(BaseModel):
+class TicketUpdateInput(BaseModel):
     subject: str | None = Field(None, min_length=1)
     description: str | None = None
     status: TicketStatus | None = None
@@ -246,7 +246,7 @@ class TicketUpdate(BaseModel):
     due_at: str | None = None
 
 
-class UserUpdate(BaseModel):
+class UserUpdateInput(BaseModel):
     name: str | None = Field(None, min_length=1)
     email: str | None = None
     role: UserRole | None = None
@@ -256,14 +256,14 @@ class UserUpdate(BaseModel):
     active: bool | None = None
 
 
-class OrganizationUpdate(BaseModel):
+class OrganizationUpdateInput(BaseModel):
     name: str | None = Field(None, min_length=1)
     domain_names: list[str] | None = None
     details: str | None = None
     notes: str | None = None
 
 
-class CommentUpdate(BaseModel):
+class CommentUpdateInput(BaseModel):
     ticket_id: str | None = None
     author_id: str | None = None
     body: str | None = Field(None, min_length=1)

@@ -173,9 +173,7 @@ class _Token:
     end: int
 
     def __repr__(self) -> str:
-        return (
-            f"Token(type={self.type!r}, value={self.value!r}, lineno=1, index={self.index}, end={self.end})"
-        )
+        return f"Token(type={self.type!r}, value={self.value!r}, lineno=1, index={self.index})"
 
 
 _RWS = r"\s+"
@@ -243,6 +241,11 @@ _FUNCTIONS: dict[str, int | tuple[int, int]] = {
 
 
 def _tokenize(text: str) -> list[_Token]:
+    """The tokens of ``text``; an untokenizable rest becomes one final ``ERROR`` token.
+
+    The reference tokenizes lazily, so a parse error before that point wins;
+    the parser raises the tokenizing error only when it reaches the token.
+    """
     tokens: list[_Token] = []
     index = 0
     while index < len(text):
@@ -255,7 +258,8 @@ def _tokenize(text: str) -> list[_Token]:
             tokens.append(_Token(text[index], text[index], index, index + 1))
             index += 1
         else:
-            raise ODataError(f"Failed to tokenize at: {_Token('ERROR', text[index:], index, index)!r}")
+            tokens.append(_Token("ERROR", text[index:], index, index))
+            break
     return tokens
 
 
@@ -280,7 +284,10 @@ class _Parser:
 
     def peek(self, offset: int = 0) -> _Token | None:
         at = self.pos + offset
-        return self.tokens[at] if at < len(self.tokens) else None
+        token = self.tokens[at] if at < len(self.tokens) else None
+        if token is not None and token.type == "ERROR":
+            raise ODataError(f"Failed to tokenize at: {token!r}")
+        return token
 
     def fail(self) -> ODataError:
         return ODataError(f"Failed to parse at: {self.peek()!r}")

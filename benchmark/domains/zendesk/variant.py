@@ -50,8 +50,8 @@ class ZendeskVariant:
 
     seed_dir: str = "zendesk/initial_data"
     ticket_model: type[m.Ticket] = m.Ticket
-    ticket_create: type[BaseModel] = m.TicketCreate
-    ticket_update: type[BaseModel] = m.TicketUpdate
+    ticket_create: type[BaseModel] = m.TicketCreateInput
+    ticket_update: type[BaseModel] = m.TicketUpdateInput
     ticket_unstable: frozenset[str] = frozenset({"subject", "description"})
     null_clears: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     prepare_ticket: Callable[[dict[str, Any]], dict[str, Any]] = _no_change
