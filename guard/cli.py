@@ -77,11 +77,11 @@ def demo() -> None:
     """Run the embedded end-to-end demo (SQLite in a temporary directory, no network)."""
     from guard.demo.agent import run_demo
 
-    result = _run(lambda: run_demo(console.print))
+    result = _run(lambda: run_demo(typer.echo))
     if not result.ok:
         errors.print(f"[red]demo did not go as scripted:[/red] {result}")
         raise typer.Exit(1)
-    console.print("[green]demo ok[/green]: the bad commit was blocked, the repaired one committed.")
+    typer.echo("demo ok: the bad commit was blocked, the repaired one committed.")
 
 
 @app.command()
@@ -103,6 +103,7 @@ def serve(
     from guard.runtime import build_runtime
     from guard.telemetry import provider_from_settings
 
+    _run(lambda: _check_audit_store(settings))
     provider = provider_from_settings(settings.telemetry)
     if provider is not None:
         trace.set_tracer_provider(provider)
@@ -125,6 +126,17 @@ def serve(
     _run(lambda: uvicorn.Server(config_).serve())
 
 
+async def _check_audit_store(settings: GuardSettings) -> None:
+    from guard.store.engine import create_engine
+    from guard.store.migrate import check_current
+
+    engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
+    try:
+        await check_current(engine)
+    finally:
+        await engine.dispose()
+
+
 @db_app.command("upgrade")
 def db_upgrade(config: ConfigOption = None) -> None:
     """Create or migrate the guard's audit tables to the current revision."""
@@ -134,7 +146,7 @@ def db_upgrade(config: ConfigOption = None) -> None:
     settings = _settings(config)
 
     async def work() -> str:
-        engine = create_engine(settings.audit.url)
+        engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
         try:
             return await upgrade(engine)
         except Exception as exc:
@@ -154,7 +166,7 @@ def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T
     settings = _settings(config)
 
     async def run() -> T:
-        engine = create_engine(settings.audit.url)
+        engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
         try:
             await check_current(engine)
             return await work(SqlAudit(engine))
@@ -207,10 +219,11 @@ def transactions(
 def transactions_show(
     ctx: typer.Context,
     transaction_id: Annotated[str, typer.Argument(help="The transaction id.")],
+    config: ConfigOption = None,
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """One transaction with its calls and commit attempts."""
-    detail = _audit_call(ctx.obj, lambda audit: audit.get_transaction(transaction_id))
+    detail = _audit_call(config or ctx.obj, lambda audit: audit.get_transaction(transaction_id))
     if detail is None:
         errors.print(f"[red]error:[/red] no transaction {transaction_id}")
         raise typer.Exit(2)

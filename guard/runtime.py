@@ -112,7 +112,7 @@ def build_runtime(
         pool_size=settings.backend.max_open_transactions,
         search_path=settings.backend.search_path,
     )
-    audit_engine = create_engine(settings.audit.url)
+    audit_engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
     backend = SqlBackend.from_module(
         backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
     )

@@ -69,6 +69,7 @@ class AuditSettings(_Section):
     url: str = Field(
         "sqlite:///guard-audit.db", description="The guard's own tables (migrated by `guard db upgrade`)."
     )
+    search_path: str | None = Field(None, description="PostgreSQL: the schema the guard's tables live in.")
 
 
 class CommitSettings(_Section):

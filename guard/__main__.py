@@ -1,0 +1,5 @@
+"""``python -m guard``: the same as the ``guard`` command."""
+
+from guard.cli import main
+
+main()

@@ -1,0 +1,177 @@
+"""The guard over streamable HTTP on a real socket: the official client, keys, bad input, admin API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp_types as types
+import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
+from opentelemetry.sdk.trace import TracerProvider
+
+from guard.clock import FixedClock
+from guard.edge.http import create_app
+from guard.runtime import build_runtime
+from guard.settings import GuardSettings
+from guard.store.migrate import upgrade
+from tests.guard.conftest import demo_settings, no_sleep, serving, ticket_status
+
+
+@asynccontextmanager
+async def guard_server(settings: GuardSettings, provider: TracerProvider) -> AsyncIterator[str]:
+    runtime = build_runtime(settings, clock=FixedClock(), provider=provider, sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    async with serving(create_app(runtime)) as url:
+        yield url
+
+
+@asynccontextmanager
+async def agent(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
+    async with httpx2.AsyncClient(headers=headers or {}, timeout=30) as http:
+        async with Client(streamable_http_client(url, http_client=http)) as client:
+            yield client
+
+
+def body(result: types.CallToolResult) -> dict[str, Any]:
+    assert isinstance(result.structured_content, dict), result
+    return result.structured_content
+
+
+@pytest.fixture
+async def base_url(settings: GuardSettings, provider: TracerProvider) -> AsyncIterator[str]:
+    async with guard_server(settings, provider) as url:
+        yield url
+
+
+async def test_official_client_over_a_real_socket(base_url: str, settings: GuardSettings) -> None:
+    """Requirements G1, G2 over streamable HTTP: blocked persists nothing; allowed and repaired persist."""
+    async with agent(f"{base_url}/mcp", {"Guard-Transaction": "h-1"}) as client:
+        names = [tool.name for tool in (await client.list_tools()).tools]
+        assert "guard_commit" in names
+        await client.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
+        blocked = body(await client.call_tool("guard_commit", {"summary": "solved"}))
+        assert blocked["status"] == "blocked"
+        assert "carrier exception for ORD-10000020 is open" in blocked["findings"][0]["message"]
+        assert ticket_status(settings, 20) == "open"
+        await client.call_tool("update_ticket", {"ticket_id": 20, "status": "hold"})
+        committed = body(await client.call_tool("guard_commit", {"summary": "on hold"}))
+        assert committed["status"] == "committed"
+    assert ticket_status(settings, 20) == "hold"
+    async with agent(f"{base_url}/mcp", {"Guard-Transaction": "h-2"}) as client:
+        await client.call_tool("update_ticket", {"ticket_id": 21, "status": "solved"})
+        assert body(await client.call_tool("guard_commit", {"summary": "done"}))["status"] == "committed"
+    assert ticket_status(settings, 21) == "solved"
+
+
+async def test_keys_from_meta_and_url(base_url: str, settings: GuardSettings) -> None:
+    async with agent(f"{base_url}/mcp/t/url-1") as client:
+        await client.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"})
+        assert ticket_status(settings, 21) == "open"
+        assert body(await client.call_tool("guard_commit", {"summary": "x"}))["status"] == "committed"
+    assert ticket_status(settings, 21) == "pending"
+    async with agent(f"{base_url}/mcp") as client:
+        await client.call_tool(
+            "update_ticket", {"ticket_id": 21, "status": "hold"}, meta={"guard/transaction": "m-1"}
+        )
+        reply = body(
+            await client.call_tool("guard_commit", {"summary": "x"}, meta={"guard/transaction": "m-1"})
+        )
+        assert reply["transaction"] == "m-1"
+        with pytest.raises(MCPError, match="no transaction key"):
+            await client.call_tool("get_ticket", {"ticket_id": 21})
+    assert ticket_status(settings, 21) == "hold"
+
+
+async def test_malformed_and_oversized_requests_change_nothing(
+    tmp_path: Path, provider: TracerProvider
+) -> None:
+    """Requirement G4: malformed JSON-RPC and oversized payloads are refused and change nothing."""
+    settings = demo_settings(tmp_path, server={"max_request_bytes": 4096})
+    async with guard_server(settings, provider) as url:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2026-07-28",
+            "Guard-Transaction": "raw-1",
+        }
+        async with httpx2.AsyncClient(timeout=30) as http:
+            garbage = await http.post(
+                f"{url}/mcp", content=b'{"jsonrpc": "2.0", "id": 1, "method": ', headers=headers
+            )
+            assert garbage.json()["error"]["code"] == types.PARSE_ERROR
+            not_rpc = await http.post(f"{url}/mcp", content=b'{"hello": "world"}', headers=headers)
+            assert "error" in not_rpc.json()
+            huge = {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {
+                    "name": "update_ticket",
+                    "arguments": {"ticket_id": 20, "status": "hold", "note": "x" * 8000},
+                },
+            }
+            too_big = await http.post(f"{url}/mcp", content=json.dumps(huge).encode(), headers=headers)
+            assert too_big.status_code == 413
+            listing = await http.get(f"{url}/transactions")
+            assert listing.json()["transactions"] == []
+    assert ticket_status(settings, 20) == "open"
+
+
+async def test_agent_tokens_and_foreign_keys(tmp_path: Path, provider: TracerProvider) -> None:
+    """Requirement G4: without a token nothing runs; another agent's transaction key is refused."""
+    settings = demo_settings(tmp_path, auth={"agent_tokens": {"tok-a": "agent-a", "tok-b": "agent-b"}})
+    async with guard_server(settings, provider) as url:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            anonymous = await http.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+            assert anonymous.status_code == 401
+        async with agent(f"{url}/mcp/t/shared", {"Authorization": "Bearer tok-a"}) as a:
+            await a.call_tool("update_ticket", {"ticket_id": 21, "status": "solved"})
+            async with agent(f"{url}/mcp/t/shared", {"Authorization": "Bearer tok-b"}) as b:
+                with pytest.raises(MCPError, match="belongs to another agent"):
+                    await b.call_tool("guard_commit", {"summary": "steal"})
+            assert body(await a.call_tool("guard_commit", {"summary": "mine"}))["status"] == "committed"
+    assert ticket_status(settings, 21) == "solved"
+
+
+async def test_admin_api(tmp_path: Path, provider: TracerProvider) -> None:
+    settings = demo_settings(tmp_path, auth={"operator_tokens": ["ops-secret"]})
+    async with guard_server(settings, provider) as url:
+        async with agent(f"{url}/mcp/t/adm-1") as client:
+            await client.call_tool("update_ticket", {"ticket_id": 21, "status": "solved"})
+        async with httpx2.AsyncClient(base_url=url, timeout=30) as http:
+            assert (await http.get("/healthz")).json() == {"status": "ok"}
+            assert (await http.get("/readyz")).status_code == 200
+            assert (await http.get("/transactions")).status_code == 401
+            ops = {"Authorization": "Bearer ops-secret"}
+            listing = (await http.get("/transactions", headers=ops)).json()["transactions"]
+            assert {t["id"]: t["status"] for t in listing} == {"adm-1": "open"}
+            committed = await http.post(
+                "/transactions/adm-1/commit", json={"final_message": "done"}, headers=ops
+            )
+            assert committed.json()["status"] == "committed"
+            async with agent(f"{url}/mcp/t/adm-2") as client:
+                await client.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
+            blocked = await http.post(
+                "/transactions/adm-2/commit", json={"final_message": "done"}, headers=ops
+            )
+            assert blocked.json()["status"] == "blocked"
+            rolled = await http.post("/transactions/adm-2/rollback", json={"reason": "operator"}, headers=ops)
+            assert rolled.json()["status"] == "rolled_back"
+            missing = await http.post("/transactions/nope/commit", json={}, headers=ops)
+            assert missing.status_code == 404
+            detail = (await http.get("/transactions/adm-2", headers=ops)).json()
+            assert [c["status"] for c in detail["commit_log"]] == ["blocked"]
+            assert detail["status"] == "rolled_back"
+            blocked_only = (await http.get("/transactions?status=blocked", headers=ops)).json()[
+                "transactions"
+            ]
+            assert [t["id"] for t in blocked_only] == ["adm-2"]
+    assert ticket_status(settings, 21) == "solved"
+    assert ticket_status(settings, 20) == "open"
