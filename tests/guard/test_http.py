@@ -34,9 +34,11 @@ async def guard_server(settings: GuardSettings, provider: TracerProvider) -> Asy
 
 @asynccontextmanager
 async def agent(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[Client]:
-    async with httpx2.AsyncClient(headers=headers or {}, timeout=30) as http:
-        async with Client(streamable_http_client(url, http_client=http)) as client:
-            yield client
+    async with (
+        httpx2.AsyncClient(headers=headers or {}, timeout=30) as http,
+        Client(streamable_http_client(url, http_client=http)) as client,
+    ):
+        yield client
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:

@@ -92,7 +92,7 @@ async def rpc(port: int, key: str, tool: str, arguments: dict[str, Any]) -> dict
 
 
 async def test_sigkill_loses_nothing_committed_and_commits_nothing_open(tmp_path: Path) -> None:
-    """Requirement G3: after SIGKILL, committed data stays, open transactions vanish and are marked aborted."""
+    """Requirement G3: after SIGKILL committed data stays, open transactions vanish and are marked aborted."""
     config, port = prepare(tmp_path)
     settings = demo_settings(tmp_path)
     log = tmp_path / "serve.log"

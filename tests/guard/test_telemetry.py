@@ -1,4 +1,4 @@
-"""Spans: one per transaction, call and commit attempt; a blocked commit is an ERROR span with its findings."""
+"""Spans per transaction, call and commit attempt; a blocked commit is an ERROR span with its findings."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ async def test_blocked_commit_span(runtime: Runtime, exporter: InMemorySpanExpor
     assert event.attributes["guard.finding.hint"] == "allowed: hold, pending, open"
     assert committed.status.status_code is StatusCode.UNSET
     assert committed.attributes["guard.commit.decision"] == "allow"
-    assert committed.parent is not None and committed.parent.span_id == txn.context.span_id
+    assert committed.parent is not None
+    assert committed.parent.span_id == txn.context.span_id
 
 
 def test_nothing_is_exported_without_an_endpoint() -> None:
