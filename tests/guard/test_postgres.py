@@ -74,7 +74,7 @@ async def runtime(postgres_url: str, postgres_schema: str) -> AsyncIterator[Runt
 
 
 async def test_uncommitted_rows_are_invisible_and_a_lock_conflict_is_reported(runtime: Runtime) -> None:
-    """Requirements G6, G7: transactions are isolated; a lock conflict is retried, then reported, never hung."""
+    """Requirements G6, G7: transactions are isolated; a lock conflict is retried, reported, never hung."""
     settings = runtime.settings
     async with agent_client(runtime) as agent:
         await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("pa"))
