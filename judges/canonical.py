@@ -200,10 +200,15 @@ def _diff_value(path: str, got: Any, want: Any, entries: list[DiffEntry]) -> Non
             else:
                 _diff_value(sub, got[name], want[name], entries)
         return
-    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want) and got != want:
-        if all(isinstance(item, dict) for item in got + want):
-            for index, (g, w) in enumerate(zip(got, want, strict=True)):
-                _diff_value(f"{path}[{index}]", g, w, entries)
-            return
-    if got != want or type(got) is not type(want) and (isinstance(got, bool) or isinstance(want, bool)):
+    if (
+        isinstance(got, list)
+        and isinstance(want, list)
+        and len(got) == len(want)
+        and got != want
+        and all(isinstance(item, dict) for item in got + want)
+    ):
+        for index, (g, w) in enumerate(zip(got, want, strict=True)):
+            _diff_value(f"{path}[{index}]", g, w, entries)
+        return
+    if got != want or (type(got) is not type(want) and (isinstance(got, bool) or isinstance(want, bool))):
         entries.append(DiffEntry(path, "changed", got, want))

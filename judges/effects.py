@@ -15,7 +15,15 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["Effect", "EffectKind", "RowChange", "call_effect", "diff_fields", "effects_between", "fold_changes"]
+__all__ = [
+    "Effect",
+    "EffectKind",
+    "RowChange",
+    "call_effect",
+    "diff_fields",
+    "effects_between",
+    "fold_changes",
+]
 
 Row = Mapping[str, Any]
 
@@ -108,7 +116,8 @@ def fold_changes(changes: Iterable[RowChange], keys: Mapping[str, Sequence[str]]
             first_before.setdefault(ident, change.old)
             last_after[ident] = None
         else:
-            assert change.old is not None and change.new is not None
+            assert change.old is not None
+            assert change.new is not None
             old_ident = (change.table, _key_of(change.old, key_columns))
             new_ident = (change.table, _key_of(change.new, key_columns))
             if old_ident != new_ident:
@@ -160,4 +169,6 @@ def effects_between(
 
 def call_effect(tool: str, idempotency_key: str, arguments: Row) -> Effect:
     """The effect of a write buffered in the outbox: the call it will make at commit."""
-    return Effect(f"call:{tool}", (idempotency_key,), EffectKind.CALL, None, dict(arguments), tuple(sorted(arguments)))
+    return Effect(
+        f"call:{tool}", (idempotency_key,), EffectKind.CALL, None, dict(arguments), tuple(sorted(arguments))
+    )

@@ -149,7 +149,8 @@ class Judge(Protocol):
     the judge itself does no I/O.
     """
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]: ...
 

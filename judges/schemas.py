@@ -1,0 +1,171 @@
+"""The schemas of everything the judges library reads from files: rule packs and judge-chain entries.
+
+This is the trust boundary, and the only module that imports pydantic. The
+rule-file format (documented in :mod:`judges.rules`) is :class:`PackSpec`; the
+options of the built-in judge kinds (documented in :mod:`judges.registry`)
+are the ``*Options`` models. :func:`validate` turns a validation failure into
+a :class:`SchemaError` that says where in the document it is.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from judges.errors import SchemaError
+from judges.verdict import Severity
+
+__all__ = [
+    "DuplicateEffectOptions",
+    "FailedWriteOptions",
+    "KindName",
+    "LookupSpec",
+    "NoEffectOptions",
+    "NonTerminalOptions",
+    "PackSpec",
+    "RuleSpec",
+    "RulesOptions",
+    "StatusOptions",
+    "WhenSpec",
+    "validate",
+]
+
+KindName = Literal["insert", "update", "delete", "call"]
+Scalar = str | int | float | bool | None
+_DEFAULT_KINDS: list[KindName] = ["insert", "update"]
+
+_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+_RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
+_RESERVED = frozenset(
+    {
+        *("effect", "true", "false", "null", "in", "as", "break", "const", "continue", "else"),
+        *("for", "function", "if", "import", "let", "loop", "package", "namespace", "return"),
+        *("var", "void", "while"),
+    }
+)
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LookupSpec(_Spec):
+    """Rows of ``table`` whose columns equal the ``where`` values; ``one`` binds the first row or null."""
+
+    table: str = Field(min_length=1)
+    where: dict[str, Scalar] = Field(min_length=1)
+    limit: int | None = Field(default=None, ge=1)
+    one: bool = False
+
+
+class WhenSpec(_Spec):
+    """Which effects a rule applies to: table (``*`` for any), kinds, and fields of which any changed."""
+
+    table: str | list[str]
+    kind: list[KindName] = Field(default_factory=lambda: _DEFAULT_KINDS.copy(), min_length=1)
+    changed: list[str] = Field(default_factory=list)
+
+    @field_validator("kind", mode="before")
+    @classmethod
+    def _one_kind(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @property
+    def tables(self) -> tuple[str, ...]:
+        return (self.table,) if isinstance(self.table, str) else tuple(self.table)
+
+
+class RuleSpec(_Spec):
+    id: str
+    description: str = ""
+    when: WhenSpec
+    let: dict[str, LookupSpec] = Field(default_factory=dict)
+    require: str = Field(min_length=1)
+    decision: Literal["block", "warn", "escalate"]
+    message: str = Field(min_length=1)
+    hint: str | None = None
+
+    @field_validator("id")
+    @classmethod
+    def _rule_id(cls, value: str) -> str:
+        if not _RULE_ID.match(value):
+            raise ValueError("a rule id is letters, digits and . _ : - (starting with a letter or digit)")
+        return value
+
+    @field_validator("let")
+    @classmethod
+    def _let_names(cls, value: dict[str, LookupSpec]) -> dict[str, LookupSpec]:
+        for name in value:
+            _check_name(name)
+        return value
+
+
+class PackSpec(_Spec):
+    version: Literal[1] = 1
+    name: str | None = None
+    project: bool = True
+    lookups: dict[str, LookupSpec] = Field(default_factory=dict)
+    rules: list[RuleSpec]
+
+    @field_validator("lookups")
+    @classmethod
+    def _lookup_names(cls, value: dict[str, LookupSpec]) -> dict[str, LookupSpec]:
+        for name in value:
+            _check_name(name)
+        return value
+
+
+def _check_name(name: str) -> None:
+    if not _NAME.match(name) or name in _RESERVED:
+        raise ValueError(
+            f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword or 'effect')"
+        )
+
+
+class RulesOptions(_Spec):
+    path: str
+
+
+class FailedWriteOptions(_Spec):
+    name: str = "failed_write"
+    severity: Severity = Severity.BLOCK
+    targets: dict[str, list[str]] = {}
+
+
+class DuplicateEffectOptions(_Spec):
+    name: str = "duplicate_effect"
+    severity: Severity = Severity.BLOCK
+    ignore: dict[str, list[str]] = {"*": ["id"]}
+
+
+class StatusOptions(_Spec):
+    field: str = "status"
+    terminal: list[str] | None = None
+    non_terminal: list[str] | None = None
+
+
+class NonTerminalOptions(_Spec):
+    name: str = "non_terminal_status"
+    severity: Severity = Severity.BLOCK
+    tables: dict[str, StatusOptions]
+
+
+class NoEffectOptions(_Spec):
+    name: str = "no_effect"
+    severity: Severity = Severity.BLOCK
+    claims: list[str] | Literal["default"] = []
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def validate(model: type[_Model], data: Any) -> _Model:
+    """``data`` as ``model``; the first problem is a :class:`~judges.errors.SchemaError`."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        errors = exc.errors()
+        location = tuple(part for part in errors[0]["loc"] if isinstance(part, (str, int)))
+        raise SchemaError(location, errors[0]["msg"], len(errors) - 1) from exc

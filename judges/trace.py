@@ -1,0 +1,266 @@
+"""Trace judges: checks over the calls a transaction made and the effects it would leave.
+
+* :class:`FailedWriteJudge` — a write that failed and was never followed by a
+  successful call of the same tool (optionally: on the same target, named by
+  some of its arguments).
+* :class:`DuplicateEffectJudge` — two inserts (or two buffered calls) into the
+  same table whose rows are equal apart from their keys and declared fields.
+* :class:`NonTerminalStatusJudge` — a record the transaction inserted or
+  updated, left in a status the domain declares non-terminal.
+* :class:`NoEffectJudge` — a commit with no effects although writes were
+  attempted and failed (or, when configured, although the summary claims a change).
+
+Each is configured per domain, reads only ``CommitContext.calls`` and
+``effects``, and needs no rows from the state.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+from judges.canonical import canonical_json, canonical_value
+from judges.effects import Effect, EffectKind
+from judges.state import Query
+from judges.verdict import CallRecord, CommitContext, Finding, Severity, Verdict
+
+__all__ = [
+    "DEFAULT_CLAIMS",
+    "DuplicateEffectJudge",
+    "FailedWriteJudge",
+    "NoEffectJudge",
+    "NonTerminalStatusJudge",
+    "StatusSpec",
+    "TraceCall",
+    "unrecovered_writes",
+]
+
+
+class TraceCall(Protocol):
+    """What trace checks read of a call (:class:`~judges.verdict.CallRecord` has it)."""
+
+    @property
+    def tool(self) -> str: ...
+
+    @property
+    def write(self) -> bool: ...
+
+    @property
+    def ok(self) -> bool: ...
+
+
+_Call = TypeVar("_Call", bound=TraceCall)
+
+
+def unrecovered_writes(
+    calls: Sequence[_Call], target: Callable[[_Call], Hashable] | None = None
+) -> list[int]:
+    """Indices of failed writes with no later successful call of the same tool (and the same target)."""
+    unrecovered: list[int] = []
+    for index, call in enumerate(calls):
+        if not call.write or call.ok:
+            continue
+        aim = target(call) if target is not None else None
+        recovered = any(
+            later.ok and later.tool == call.tool and (target is None or target(later) == aim)
+            for later in calls[index + 1 :]
+        )
+        if not recovered:
+            unrecovered.append(index)
+    return unrecovered
+
+
+def _describe(call: CallRecord) -> str:
+    detail = call.error_class or "error"
+    if call.error_message:
+        detail += f": {call.error_message}"
+    return detail
+
+
+@dataclass(frozen=True, slots=True)
+class FailedWriteJudge:
+    """A failed write with no later successful call of the same tool (and the same ``targets`` arguments)."""
+
+    name: str = "failed_write"
+    severity: Severity = Severity.BLOCK
+    targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        findings: list[Finding] = []
+        for index in unrecovered_writes(context.calls, self._target):
+            call = context.calls[index]
+            where = "".join(f" {name}={value!r}" for name, value in self._target(call))
+            findings.append(
+                Finding(
+                    self.name,
+                    self.severity,
+                    f"write {call.tool}{where} failed ({_describe(call)});"
+                    f" no later {call.tool} call succeeded",
+                    evidence={"tool": call.tool, "call": index, "error_class": call.error_class},
+                )
+            )
+        return Verdict.of(findings)
+
+    def _target(self, call: CallRecord) -> tuple[tuple[str, Any], ...]:
+        names = self.targets.get(call.tool, ())
+        return tuple((name, _hashable(call.arguments.get(name))) for name in names)
+
+
+def _hashable(value: Any) -> Any:
+    return canonical_json(canonical_value(value)) if isinstance(value, (dict, list)) else value
+
+
+@dataclass(frozen=True, slots=True)
+class DuplicateEffectJudge:
+    """Inserts or buffered calls on one table with equal rows once ``ignore`` fields are set aside.
+
+    ``ignore`` maps a table (or ``*`` for every table) to the fields that do
+    not count: its key and whatever else differs between true duplicates
+    (timestamps, generated references).
+    """
+
+    name: str = "duplicate_effect"
+    severity: Severity = Severity.BLOCK
+    ignore: Mapping[str, frozenset[str]] = field(default_factory=lambda: {"*": frozenset({"id"})})
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        findings: list[Finding] = []
+        first: dict[tuple[str, str], Effect] = {}
+        for effect in context.effects:
+            if effect.kind not in (EffectKind.INSERT, EffectKind.CALL) or effect.after is None:
+                continue
+            ignored = self.ignore.get("*", frozenset()) | self.ignore.get(effect.table, frozenset())
+            row = {name: value for name, value in effect.after.items() if name not in ignored}
+            fingerprint = (effect.table, canonical_json(canonical_value(row)))
+            original = first.setdefault(fingerprint, effect)
+            if original is effect:
+                continue
+            findings.append(
+                Finding(
+                    self.name,
+                    self.severity,
+                    f"{effect.table} {effect.key_text} duplicates {original.table} {original.key_text}"
+                    f" (equal apart from {', '.join(sorted(ignored)) or 'nothing'})",
+                    evidence={
+                        "table": effect.table,
+                        "key": effect.key_text,
+                        "duplicate_of": original.key_text,
+                    },
+                )
+            )
+        return Verdict.of(findings)
+
+
+@dataclass(frozen=True, slots=True)
+class StatusSpec:
+    """Where a table keeps its status and which values are terminal.
+
+    Give ``terminal`` (every other value is non-terminal) or ``non_terminal``
+    (every other value is terminal).
+    """
+
+    field: str = "status"
+    terminal: frozenset[str] | None = None
+    non_terminal: frozenset[str] | None = None
+
+    def __post_init__(self) -> None:
+        if (self.terminal is None) == (self.non_terminal is None):
+            raise ValueError("give exactly one of terminal or non_terminal")
+
+    def is_terminal(self, value: Any) -> bool:
+        if self.terminal is not None:
+            return value in self.terminal
+        assert self.non_terminal is not None
+        return value not in self.non_terminal
+
+
+@dataclass(frozen=True, slots=True)
+class NonTerminalStatusJudge:
+    """Records inserted or updated by the transaction and left in a non-terminal status."""
+
+    tables: Mapping[str, StatusSpec]
+    name: str = "non_terminal_status"
+    severity: Severity = Severity.BLOCK
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        findings: list[Finding] = []
+        for effect in context.effects:
+            spec = self.tables.get(effect.table)
+            if spec is None or effect.after is None or effect.kind is EffectKind.DELETE:
+                continue
+            if spec.field not in effect.after:
+                continue
+            value = effect.after[spec.field]
+            if spec.is_terminal(value):
+                continue
+            findings.append(
+                Finding(
+                    self.name,
+                    self.severity,
+                    f"{effect.table} {effect.key_text}: {spec.field} '{value}' is not a terminal status",
+                    evidence={
+                        "table": effect.table,
+                        "key": effect.key_text,
+                        "field": spec.field,
+                        "value": value,
+                    },
+                )
+            )
+        return Verdict.of(findings)
+
+
+@dataclass(frozen=True, slots=True)
+class NoEffectJudge:
+    """No effects to commit although writes failed, or although the summary claims a change.
+
+    ``claims`` are regular expressions (case-insensitive) matched against the
+    summary; empty by default, so only failed writes count.
+    """
+
+    name: str = "no_effect"
+    severity: Severity = Severity.BLOCK
+    claims: tuple[str, ...] = ()
+    _patterns: tuple[re.Pattern[str], ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_patterns", tuple(re.compile(c, re.IGNORECASE) for c in self.claims))
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        if context.effects:
+            return Verdict.allow()
+        failed = [call for call in context.calls if call.write and not call.ok]
+        if failed:
+            listed = "; ".join(f"{call.tool}: {_describe(call)}" for call in failed[:3])
+            more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+            message = f"no changes to commit; {len(failed)} write call(s) failed ({listed}{more})"
+            evidence = {"failed_writes": [call.tool for call in failed]}
+            return Verdict.of([Finding(self.name, self.severity, message, evidence=evidence)])
+        for pattern in self._patterns:
+            match = pattern.search(context.summary)
+            if match is not None:
+                message = f"no changes to commit, while the summary says {match.group(0)!r}"
+                return Verdict.of(
+                    [Finding(self.name, self.severity, message, evidence={"claim": match.group(0)})]
+                )
+        return Verdict.allow()
+
+
+DEFAULT_CLAIMS: tuple[str, ...] = (
+    r"\b(?:i|we)(?:'ve| have)?\s+(?:now\s+)?(?:updated|created|cancell?ed|refunded|processed|changed|"
+    r"submitted|scheduled|booked|issued|assigned|escalated|closed|resolved|sent)\b",
+)
+"""Summary phrases that claim a change, for ``NoEffectJudge(claims=DEFAULT_CLAIMS)``."""
