@@ -80,7 +80,6 @@ class CommitSettings(_Section):
     )
     approval_timeout_s: float = Field(3600.0, gt=0)
     judge_timeout_s: float = Field(2.0, gt=0, description="A judge slower than this blocks the commit.")
-    call_timeout_s: float = Field(30.0, gt=0)
     reap_interval_s: float = Field(5.0, gt=0)
 
 

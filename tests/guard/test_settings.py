@@ -1,0 +1,58 @@
+"""Settings: the example file documents every key; the environment overrides the file; errors are clear."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from pydantic import BaseModel
+
+from guard.errors import ConfigError
+from guard.settings import GuardSettings, load_settings
+from tests.conftest import ROOT
+
+
+def keys(model: type[BaseModel], prefix: str = "") -> set[str]:
+    found = set()
+    for name, field in model.model_fields.items():
+        annotation: Any = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            found |= keys(annotation, f"{prefix}{name}.")
+        else:
+            found.add(f"{prefix}{name}")
+    return found
+
+
+def flatten(data: dict[str, Any], prefix: str = "") -> set[str]:
+    found = set()
+    for name, value in data.items():
+        if isinstance(value, dict) and value and f"{prefix}{name}" not in {"telemetry.otlp_headers"}:
+            found |= flatten(value, f"{prefix}{name}.")
+        else:
+            found.add(f"{prefix}{name}")
+    return found
+
+
+def test_the_example_documents_every_key_with_its_default() -> None:
+    example = ROOT / "deploy" / "guard.example.yaml"
+    assert flatten(yaml.safe_load(example.read_text())) == keys(GuardSettings)
+    assert load_settings(example) == GuardSettings()
+
+
+def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    config = tmp_path / "g.yaml"
+    config.write_text("commit:\n  max_blocked: 2\n  idle_timeout_s: 9\n")
+    monkeypatch.setenv("GUARD_COMMIT__MAX_BLOCKED", "5")
+    settings = load_settings(config)
+    assert (settings.commit.max_blocked, settings.commit.idle_timeout_s) == (5, 9)
+
+
+def test_bad_settings_name_the_key(tmp_path: Path) -> None:
+    config = tmp_path / "g.yaml"
+    config.write_text("commit:\n  max_blockd: 2\n")
+    with pytest.raises(ConfigError, match=r"commit\.max_blockd: Extra inputs are not permitted"):
+        load_settings(config)
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_settings(tmp_path / "missing.yaml")
