@@ -1,0 +1,187 @@
+"""Task worlds: initial state, golden states, grading, isolation on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy.engine import make_url
+
+from benchmark.dataset import Scenario, Task
+from benchmark.domains import Domain, get_domain
+from benchmark.errors import BenchmarkError, GoldenReplayError, WorldError
+from benchmark.world import clear_golden_cache, golden, grade, replay
+from tests.benchmark.conftest import OpenWorld
+from tests.benchmark.helpers import ok, refused, rows
+
+
+def test_the_domain_offers_exactly_the_scenarios_tools(retail: Domain, retail_scenario: Scenario) -> None:
+    assert sorted(retail.registry.names) == sorted(retail_scenario.tools)
+    assert all(len(table.name) <= 63 for table in retail.tables)
+
+
+def test_unknown_domains_are_refused() -> None:
+    with pytest.raises(BenchmarkError, match="unknown or not yet implemented domain 'nope'"):
+        get_domain("nope")
+
+
+async def test_initial_state_is_seed_rows_with_the_patch_upserted(
+    make_world: OpenWorld, data_dir: Path
+) -> None:
+    seed_tickets = json.loads(
+        (
+            data_dir / "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606"
+            "/toolslib/zendesk/initial_data/tickets.json"
+        ).read_text()
+    )
+    replaced = {**seed_tickets[1], "status": "closed"}
+    added = {**seed_tickets[0], "id": "77"}
+    article = {
+        "id": "10099",
+        "url": "u",
+        "html_url": "h",
+        "title": "t",
+        "body": "b",
+        "author_id": "1",
+        "section_id": 2,
+        "locale": "en-us",
+        "source_locale": "en-us",
+        "created_at": "x",
+        "updated_at": "y",
+    }
+    patch = {"zendesk_tickets": [added, replaced], "zendesk_users": [], "zendesk_articles": [article]}
+    async with make_world(patch=patch) as world:
+        tickets = await rows(world, "zendesk_tickets")
+        assert [t["id"] for t in tickets] == ["1", "2", "3", "4", "5", "77"]
+        assert tickets[1]["status"] == "closed"
+        assert len(await rows(world, "zendesk_users")) == len(seed_tickets)
+        stored = (await rows(world, "zendesk_articles"))[-1]
+        assert stored["id"] == 10099
+        assert stored["author_id"] == 1
+        created = await ok(world, "zendesk_create_item", {"table": "tickets", "item": {"subject": "s"}})
+        assert created["item"]["id"] == "7"
+
+
+async def test_bad_patches_fail_with_the_task_and_table_named(make_world: OpenWorld, blog_task: Task) -> None:
+    with pytest.raises(WorldError, match="unknown table 'zendesk_views'") as info:
+        async with make_world(patch={"zendesk_views": []}):
+            pass
+    assert info.value.task == blog_task.id
+    with pytest.raises(WorldError, match=r"(?s)data_patch zendesk_tickets row 0: .*subject"):
+        async with make_world(patch={"zendesk_tickets": [{"id": "9", "created_at": "x", "updated_at": "y"}]}):
+            pass
+
+
+async def test_unknown_tools_are_tool_errors(make_world: OpenWorld) -> None:
+    async with make_world() as world:
+        assert await refused(world, "drop_tables", {}) == "Unknown tool: drop_tables"
+
+
+async def test_all_98_golden_trajectories_run_without_errors_and_hash_stably(
+    retail_tasks: list[Task], data_dir: Path
+) -> None:
+    assert len(retail_tasks) == 98
+    clear_golden_cache()
+    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in retail_tasks}
+    clear_golden_cache()
+    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in retail_tasks}
+    assert first == second
+    assert len(set(first.values())) == 98
+
+
+async def test_a_failing_golden_call_is_an_error_not_a_silent_state(blog_task: Task, data_dir: Path) -> None:
+    broken = dataclasses.replace(
+        blog_task, golden=(dataclasses.replace(blog_task.golden[1], arguments={"order_id": "ORD-404"}),)
+    )
+    with pytest.raises(
+        GoldenReplayError, match=r"golden call 0 \(get_order\) failed: Order not found: ORD-404"
+    ):
+        await golden(broken, data_dir=data_dir, cache=False)
+
+
+async def test_the_blog_case_fails_on_exactly_the_ticket_status(
+    blog_task: Task, data_dir: Path, retail: Domain
+) -> None:
+    expected = await golden(blog_task, data_dir=data_dir)
+    calls = [(c.tool, c.arguments) for c in blog_task.golden]
+    last_tool, last_arguments = calls[-1]
+    assert last_arguments["item"]["status"] == "hold"
+    calls[-1] = (last_tool, {**last_arguments, "item": {**last_arguments["item"], "status": "solved"}})
+    result = grade(await replay(blog_task, calls, data_dir=data_dir), expected, retail)
+    assert not result.passed
+    assert [(e.path, e.result, e.expected) for e in result.diff] == [
+        ("zendesk_tickets[20].status", "solved", "hold")
+    ]
+    same = grade(
+        await replay(blog_task, [(c.tool, c.arguments) for c in blog_task.golden], data_dir=data_dir),
+        expected,
+        retail,
+    )
+    assert same.passed
+    assert same.diff == ()
+
+
+async def test_unstable_fields_do_not_count(blog_task: Task, data_dir: Path, retail: Domain) -> None:
+    expected = await golden(blog_task, data_dir=data_dir)
+    calls = [(c.tool, c.arguments) for c in blog_task.golden]
+    tool, arguments = calls[-1]
+    calls[-1] = (
+        tool,
+        {**arguments, "item": {**arguments["item"], "subject": "Other words", "description": "x"}},
+    )
+    assert grade(await replay(blog_task, calls, data_dir=data_dir), expected, retail).passed
+
+
+async def test_a_sqlite_file_world_is_its_own_file(make_world: OpenWorld, tmp_path: Path) -> None:
+    path = tmp_path / "trial.db"
+    async with make_world(url=f"sqlite+aiosqlite:///{path}") as world:
+        assert path.exists()
+        await ok(
+            world, "cancel_order", {"order_id": "ORD-10000020", "cancellation_reason": "customer_request"}
+        )
+        assert (await ok(world, "get_order", {"order_id": "ORD-10000020"}))["status"] == "cancelled"
+    assert not path.exists()
+    path.write_text("")
+    with pytest.raises(WorldError, match="existing file"):
+        async with make_world(url=f"sqlite+aiosqlite:///{path}"):
+            pass
+
+
+@pytest.mark.postgres
+async def test_a_postgres_world_lives_in_its_own_schema(make_world: OpenWorld, postgres_url: str) -> None:
+    async with make_world(url=postgres_url) as first, make_world(url=postgres_url) as second:
+        assert first.schema
+        assert second.schema
+        assert first.schema != second.schema
+        await ok(
+            first, "cancel_order", {"order_id": "ORD-10000020", "cancellation_reason": "customer_request"}
+        )
+        assert (await ok(second, "get_order", {"order_id": "ORD-10000020"}))["status"] != "cancelled"
+        hits = await ok(
+            first, "search_policy", {"query": "restocking fee for opened items", "max_results": 2}
+        )
+        assert len(hits["snippets"]) == 2
+    assert make_url(postgres_url).get_backend_name() == "postgresql"
+
+
+@pytest.mark.postgres
+async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
+    retail_tasks: list[Task], data_dir: Path, postgres_url: str
+) -> None:
+    for task in retail_tasks[::10]:
+        on_sqlite = await golden(task, data_dir=data_dir)
+        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
+        assert on_postgres.hash == on_sqlite.hash, task.id
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
+    retail_tasks: list[Task], data_dir: Path, postgres_url: str
+) -> None:
+    for task in retail_tasks:
+        on_sqlite = await golden(task, data_dir=data_dir)
+        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
+        assert on_postgres.hash == on_sqlite.hash, task.id
