@@ -7,9 +7,10 @@ Isolation is one database per trial:
 * **SQLite file** (``url="sqlite:///…/trial.db"``): a new file; the world
   refuses a path that exists, and deletes the file when it closes.
 * **PostgreSQL** (``url="postgresql://…"``): a fresh schema
-  ``tb_<random>`` in that database, reached through SQLAlchemy's
-  ``schema_translate_map`` on :attr:`World.engine`; it is dropped when the
-  world closes (``keep=True`` keeps it for inspection).
+  ``tb_<random>`` in that database; every connection of :attr:`World.engine`
+  has ``search_path`` set to it (a connection parameter, so raw SQL and
+  triggers see the world's tables unqualified, and rollbacks cannot undo it).
+  The schema is dropped when the world closes (``keep=True`` keeps it).
 
 Building a world creates the domain's tables, inserts the seed rows, loads
 the scenario's policy sources into the search index and upserts the task's
@@ -27,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert, select, text
+from sqlalchemy import event, insert, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -73,7 +74,7 @@ async def dump_state(conn: AsyncConnection, domain: Domain) -> State:
 class World:
     """One task's database, built and ready for calls.
 
-    ``engine`` reaches the world's tables (on PostgreSQL through the world's
+    ``engine`` reaches the world's tables (on PostgreSQL with ``search_path`` set to the world's
     schema); ``url`` is the database URL (``None`` in memory), ``schema`` the
     PostgreSQL schema.
     """
@@ -125,6 +126,14 @@ async def _populate(
     for name, rows in patch_rows(domain, task).items():
         for row in rows:
             await store.upsert_row(conn, domain.sql[name], row)
+
+
+def _pin_search_path(engine: AsyncEngine, schema: str) -> None:
+    """Every connection of ``engine`` sees only ``schema`` (a connection parameter: rollbacks keep it)."""
+
+    @event.listens_for(engine.sync_engine, "do_connect")
+    def _connect(_dialect: Any, _record: Any, _args: Any, params: dict[str, Any]) -> None:
+        params.setdefault("server_settings", {})["search_path"] = schema
 
 
 def _remove_database_files(file: Path) -> None:
@@ -180,10 +189,10 @@ async def open_world(
             engine = create_engine(url)
         elif parsed.get_backend_name() == "postgresql":
             schema = f"tb_{uuid.uuid4().hex[:16]}"
-            base = create_engine(url, pool_size=2)
-            async with base.begin() as conn:
+            engine = create_engine(url, pool_size=2)
+            _pin_search_path(engine, schema)
+            async with engine.begin() as conn:
                 await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-            engine = base.execution_options(schema_translate_map={None: schema})
         else:
             raise WorldError(f"unsupported database URL {url!r} (SQLite or PostgreSQL)", task=task.id)
     try:

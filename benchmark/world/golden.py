@@ -13,7 +13,6 @@ hash; the diff names every differing field, record by record.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,12 +59,10 @@ class Grade:
 
 
 _CACHE: dict[tuple[str, str], Golden] = {}
-_LOCKS: dict[tuple[str, str], asyncio.Lock] = {}
 
 
 def clear_golden_cache() -> None:
     _CACHE.clear()
-    _LOCKS.clear()
 
 
 async def replay(
@@ -92,24 +89,23 @@ async def replay(
 
 
 async def golden(task: Task, *, data_dir: Path, url: str | None = None, cache: bool = True) -> Golden:
-    """The task's golden state, computed once per process (per task definition and data directory)."""
+    """The task's golden state, computed once per process (per task definition and data directory).
+
+    Concurrent first requests may compute it twice; the result is the same.
+    """
     key = (str(data_dir), task_set_hash([task]))
     if cache and key in _CACHE and url is None:
         return _CACHE[key]
-    lock = _LOCKS.setdefault(key, asyncio.Lock())
-    async with lock:
-        if cache and key in _CACHE and url is None:
-            return _CACHE[key]
-        domain = get_domain(task.domain)
-        calls = [(call.tool, call.arguments) for call in task.golden]
-        state = await replay(task, calls, data_dir=data_dir, domain=domain, url=url)
-        canonical = canonical_state(state, domain.specs)
-        result = Golden(
-            task=task.id, state=state, canonical=canonical, hash=state_hash(canonical), calls=len(calls)
-        )
-        if cache and url is None:
-            _CACHE[key] = result
-        return result
+    domain = get_domain(task.domain)
+    calls = [(call.tool, call.arguments) for call in task.golden]
+    state = await replay(task, calls, data_dir=data_dir, domain=domain, url=url)
+    canonical = canonical_state(state, domain.specs)
+    result = Golden(
+        task=task.id, state=state, canonical=canonical, hash=state_hash(canonical), calls=len(calls)
+    )
+    if cache and url is None:
+        _CACHE[key] = result
+    return result
 
 
 def grade(state: State, expected: Golden, domain: Domain) -> Grade:
