@@ -199,7 +199,9 @@ def classify_sqlite(name: str | None, message: str = "") -> Classification:
     return Classification(_C.INTERNAL, reason)
 
 
-_NOT_FOUND = re.compile(r"not found|does ?n[o']t exist|no such|unknown (?:\w+ )?(?:id|tool|record)", re.I)
+_NOT_FOUND = re.compile(
+    r"not found|does ?n[o']t exist|no such|unknown (?:\w+ )?(?:id|tool|record|resource|method)", re.I
+)
 _TEXT_RULES: tuple[tuple[re.Pattern[str], ErrorClass], ...] = (
     (re.compile(r"input validation failed|validation error", re.I), _C.INVALID_ARGUMENTS),
     (re.compile(r"rate.?limit|too many requests|quota exceeded|throttl", re.I), _C.RATE_LIMITED),

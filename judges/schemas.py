@@ -167,5 +167,9 @@ def validate(model: type[_Model], data: Any) -> _Model:
         return model.model_validate(data)
     except ValidationError as exc:
         errors = exc.errors()
-        location = tuple(part for part in errors[0]["loc"] if isinstance(part, (str, int)))
+        location = tuple(
+            str(part).lower() if isinstance(part, bool) else part
+            for part in errors[0]["loc"]
+            if isinstance(part, (str, int))
+        )
         raise SchemaError(location, errors[0]["msg"], len(errors) - 1) from exc

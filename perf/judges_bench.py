@@ -130,7 +130,7 @@ def build_effects(count: int) -> list[Effect]:
     effects = []
     for n in range(count):
         ref = n % REFERENCED
-        before = {
+        before: dict[str, Any] = {
             "id": f"T{n}",
             "status": "open",
             "order_id": f"O{ref}",

@@ -97,9 +97,17 @@ def compile_expression(source: str) -> Expression:
         match = _POSITION.search(str(exc))
         if match is None:
             raise CelCompileError(_sentence(exc), 1, 1) from exc
-        detail = match.group(3).strip()
-        raise CelCompileError(detail, int(match.group(1)), int(match.group(2))) from exc
+        line, column = _within(source, int(match.group(1)), int(match.group(2)))
+        raise CelCompileError(match.group(3).strip(), line, column) from exc
     return Expression(source, frozenset(program.variables()), program)
+
+
+def _within(source: str, line: int, column: int) -> tuple[int, int]:
+    """A position past the end (CEL puts "unexpected end" after a trailing newline) moved to the end."""
+    lines = source.rstrip().split("\n")
+    if line > len(lines) or (line == len(lines) and column > len(lines[-1]) + 1):
+        return len(lines), len(lines[-1]) + 1
+    return line, column
 
 
 def _sentence(exc: Exception) -> str:

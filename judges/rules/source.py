@@ -55,10 +55,9 @@ class SourceMap:
             return self.position(path)
         start, end = node.start_mark, node.end_mark
         if node.style == "|":
-            first = start.line + line
-            text = self.lines[first] if first < len(self.lines) else ""
-            indent = len(text) - len(text.lstrip(" "))
-            return (first + 1, indent + column)
+            opening = self.lines[start.line + 1] if start.line + 1 < len(self.lines) else ""
+            indent = len(opening) - len(opening.lstrip(" "))
+            return (start.line + line + 1, indent + column)
         if node.style in (None, "'", '"') and start.line == end.line and line == 1:
             quote = 0 if node.style is None else 1
             return (start.line + 1, start.column + quote + column)
