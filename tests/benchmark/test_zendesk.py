@@ -107,6 +107,9 @@ async def test_update_and_delete_refusals(seeded: World) -> None:
     assert (await refused(seeded, "zendesk_update_item", {"table": "users", "id": "1"})).startswith(
         "Input validation failed: item: Field required"
     )
+    assert (await refused(seeded, "zendesk_delete_item", {"table": "tickets"})).startswith(
+        "Input validation failed: id: Field required"
+    )
 
 
 async def test_delete_and_get_item(seeded: World) -> None:
@@ -161,7 +164,8 @@ async def test_get_items_refusals(seeded: World) -> None:
 
 
 async def test_get_tables(seeded: World) -> None:
-    tables = (await ok(seeded, "zendesk_get_tables", {}))["value"]
+    """It takes no arguments and ignores any (as the reference does), so it can neither fail nor refuse."""
+    tables = (await ok(seeded, "zendesk_get_tables", {"anything": 1}))["value"]
     assert len(tables) == 18
     assert {"Name": "ticket_comments", "DisplayName": "Ticket Comments"} in tables
 
