@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from benchmark.dataset.loader import task_set_hash
-from benchmark.dataset.model import Task
+from benchmark.dataset.loader import load_scenario, task_set_hash
+from benchmark.dataset.model import Scenario, Task
 from benchmark.domains import get_domain
 from benchmark.domains.base import Domain
 from benchmark.errors import GoldenReplayError
@@ -65,6 +66,11 @@ def clear_golden_cache() -> None:
     _CACHE.clear()
 
 
+@lru_cache(maxsize=16)
+def _scenario(data_dir: Path, domain: str) -> Scenario:
+    return load_scenario(data_dir, domain)
+
+
 async def replay(
     task: Task,
     calls: list[tuple[str, Mapping[str, Any]]],
@@ -74,13 +80,14 @@ async def replay(
     url: str | None = None,
     strict: bool = True,
 ) -> State:
-    """The state after ``calls`` on a fresh world of ``task``.
+    """The state after ``calls`` on a fresh world of ``task`` (with the scenario's policy sources).
 
     With ``strict`` a failing call raises :class:`GoldenReplayError`;
     otherwise it is committed as it is (partial writes stay) and replay goes on.
     """
     domain = domain or get_domain(task.domain)
-    async with open_world(domain, task, data_dir=data_dir, url=url) as world:
+    scenario = _scenario(data_dir, domain.name)
+    async with open_world(domain, task, data_dir=data_dir, scenario=scenario, url=url) as world:
         for index, (tool, arguments) in enumerate(calls):
             outcome = await world.call(tool, arguments)
             if strict and outcome.error is not None:
