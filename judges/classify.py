@@ -387,15 +387,23 @@ def _first_line(error: object) -> str:
 
 
 def classify(error: object) -> Classification:
-    """The class of one failure; unrecognised failures are ``internal`` (never retried)."""
+    """The class of one failure; unrecognised failures are ``internal`` (never retried).
+
+    Wrapped failures are unwrapped until one is recognised; an ``internal``
+    on the outside (a wrapper's default) gives way to a more specific cause.
+    """
     current: object = error
     seen: set[int] = set()
+    fallback: Classification | None = None
     while current is not None and id(current) not in seen and len(seen) < 8:
         seen.add(id(current))
         found = _classify_one(current)
-        if found is not None:
+        if found is not None and found.error_class is not _C.INTERNAL:
             return found
+        fallback = fallback or found
         current = _inner(current)
+    if fallback is not None:
+        return fallback
     return Classification(
         _C.INTERNAL, f"unrecognised error: {type(error).__name__}: {_first_line(error)}".rstrip(": ")
     )

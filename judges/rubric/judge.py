@@ -62,6 +62,7 @@ class RubricJudge:
     As an :class:`~judges.chain.AsyncJudge` it asks each of ``questions``
     about ``CommitContext.summary``: a "no" is a finding of ``severity``; a
     question that got no usable answer is a blocking finding (fail closed).
+    ``temperature`` is sent unless None (some reasoning models refuse it).
     """
 
     def __init__(
@@ -73,6 +74,7 @@ class RubricJudge:
         system_prompt: str = DEFAULT_SYSTEM_PROMPT,
         name: str = "rubric",
         severity: Severity = Severity.BLOCK,
+        temperature: float | None = 0.0,
     ) -> None:
         if max_tokens < 1:
             raise ValueError("max_tokens must be positive")
@@ -82,12 +84,13 @@ class RubricJudge:
         self.system_prompt = system_prompt
         self.name = name
         self.severity = severity
+        self.temperature = temperature
 
     async def ask(self, question: str, message: str) -> RubricAnswer:
         """The model's yes/no answer to ``question`` about ``message``."""
         prompt = f"Question: {question}\n\nMessage:\n<<<\n{message}\n>>>\n\nAnswer YES or NO."
         messages = [ChatMessage("system", self.system_prompt), ChatMessage("user", prompt)]
-        reply = await self.model.complete(messages, max_tokens=self.max_tokens, temperature=0.0)
+        reply = await self.model.complete(messages, max_tokens=self.max_tokens, temperature=self.temperature)
         return RubricAnswer(question, self._answer(reply), reply.text, reply.usage)
 
     def _answer(self, reply: ChatReply) -> bool:

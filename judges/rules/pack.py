@@ -124,6 +124,7 @@ class Rule:
         return kind in self.kinds and (self.tables is None or table in self.tables)
 
     def applies(self, effect: Effect) -> bool:
+        """Whether the rule's ``when`` selects ``effect``."""
         if not self.applies_to(effect.table, effect.kind):
             return False
         return not self.changed or not self.changed.isdisjoint(effect.changed_fields)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -116,11 +115,3 @@ def format_value(value: Any) -> str:
     if isinstance(value, (list, tuple, dict)):
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return str(value)
-
-
-def template_variables(templates: Sequence[Template | None]) -> frozenset[str]:
-    names: set[str] = set()
-    for template in templates:
-        if template is not None:
-            names |= template.variables
-    return frozenset(names)

@@ -351,6 +351,21 @@ class TestPython:
             call()
         assert classify(caught.value).error_class is C.TIMEOUT
 
+    def test_a_default_internal_gives_way_to_a_specific_cause(self) -> None:
+        class ToolFailure(Exception):
+            error_class = "internal"
+
+        def call() -> None:
+            try:
+                raise TimeoutError("upstream took too long")
+            except TimeoutError as inner:
+                raise ToolFailure("call failed") from inner
+
+        with pytest.raises(ToolFailure) as caught:
+            call()
+        assert classify(caught.value).error_class is C.TIMEOUT
+        assert classify(ToolFailure("alone")).reason == "ToolFailure: alone"
+
     def test_an_unknown_object(self) -> None:
         assert classify(object()).error_class is C.INTERNAL
         assert classify(RuntimeError("odd")).reason == "unrecognised error: RuntimeError: odd"

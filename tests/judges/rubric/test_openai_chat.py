@@ -27,6 +27,14 @@ async def test_a_rubric_question_over_http(fake_openai: FakeOpenAIServer) -> Non
     assert "authorization" not in request.headers
 
 
+async def test_no_temperature_for_models_that_refuse_it(fake_openai: FakeOpenAIServer) -> None:
+    fake_openai.script("no")
+    async with OpenAIChat(fake_openai.base_url, "o-model") as model:
+        answer = await RubricJudge(model, temperature=None).ask("q", "m")
+    assert answer.answer is False
+    assert "temperature" not in fake_openai.requests[0].body
+
+
 async def test_api_key_token_parameter_and_extra_body() -> None:
     with FakeOpenAIServer(["NO"], api_key="sk-test") as server:
         async with OpenAIChat(

@@ -330,6 +330,8 @@ def test_changed_filter_selects_effects() -> None:
     assert judge(pack, [ticket(1, "solved")]) == Verdict.allow()
     assert judge(pack, [ticket(1, "open", priority="high")]).decision is Decision.BLOCK
     assert [r.id for r in pack.rules_for(ticket(1, "open", priority="high"))] == ["c"]
+    assert pack.rules[0].applies(ticket(1, "open", priority="high"))
+    assert not pack.rules[0].applies(ticket(1, "solved"))
 
 
 def test_findings_follow_effect_then_rule_order() -> None:
