@@ -29,8 +29,12 @@ __all__ = [
 
 DOMAIN_MODULES: dict[str, str] = {
     "sandbox_external_retail": "benchmark.domains.retail",
+    "sandbox_auto_insurance": "benchmark.domains.auto_insurance",
+    "sandbox_neobank_support_v1": "benchmark.domains.neobank",
+    "external_booking_v1": "benchmark.domains.booking",
+    "sandbox_consulting": "benchmark.domains.consulting",
 }
-"""Benchmark domain name → module that defines ``DOMAIN``. The other four domains are added here."""
+"""Benchmark domain name → module that defines ``DOMAIN``."""
 
 
 def domain_names() -> list[str]:
@@ -41,8 +45,14 @@ def get_domain(name: str) -> Domain:
     """The domain called ``name`` (its module is imported on first use)."""
     if name not in DOMAIN_MODULES:
         known = ", ".join(sorted(DOMAIN_MODULES))
-        raise BenchmarkError(f"unknown or not yet implemented domain {name!r} (implemented: {known})")
-    domain = importlib.import_module(DOMAIN_MODULES[name]).DOMAIN
+        raise BenchmarkError(f"unknown domain {name!r} (known: {known})")
+    try:
+        module = importlib.import_module(DOMAIN_MODULES[name])
+    except ModuleNotFoundError as exc:
+        if exc.name != DOMAIN_MODULES[name]:
+            raise
+        raise BenchmarkError(f"domain {name!r} is not implemented yet") from exc
+    domain = module.DOMAIN
     if not isinstance(domain, Domain):
         raise BenchmarkError(f"{DOMAIN_MODULES[name]}.DOMAIN is not a Domain")
     return domain
