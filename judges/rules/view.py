@@ -42,8 +42,8 @@ def to_cel(value: Any, fields: Set[str] | None) -> Any:
         return value
     if isinstance(value, Mapping):
         if fields is None:
-            return {str(k): to_cel(v, fields) for k, v in value.items()}
-        return {k: to_cel(v, fields) for k, v in value.items() if k in fields}
+            return {str(k): v if type(v) in _SCALARS else to_cel(v, fields) for k, v in value.items()}
+        return {k: v if type(v) in _SCALARS else to_cel(v, fields) for k, v in value.items() if k in fields}
     if isinstance(value, (list, tuple)):
         return [to_cel(item, fields) for item in value]
     return _other(value, fields)
@@ -66,18 +66,21 @@ def _other(value: Any, fields: Set[str] | None) -> Any:
 
 
 def effect_view(effect: Effect, fields: Set[str] | None) -> dict[str, Any]:
-    """The ``effect`` variable of a rule."""
-    view: dict[str, Any] = {
-        "table": effect.table,
-        "key": effect.key_text,
-        "kind": effect.kind.value,
-        "before": None if effect.before is None else to_cel(effect.before, fields),
-        "after": None if effect.after is None else to_cel(effect.after, fields),
-        "changed": list(effect.changed_fields),
-    }
-    if fields is None:
-        return view
-    return {name: value for name, value in view.items() if name in fields}
+    """The ``effect`` variable of a rule (only the parts the pack names, when projecting)."""
+    view: dict[str, Any] = {}
+    if fields is None or "table" in fields:
+        view["table"] = effect.table
+    if fields is None or "key" in fields:
+        view["key"] = effect.key_text
+    if fields is None or "kind" in fields:
+        view["kind"] = effect.kind.value
+    if fields is None or "before" in fields:
+        view["before"] = None if effect.before is None else to_cel(effect.before, fields)
+    if fields is None or "after" in fields:
+        view["after"] = None if effect.after is None else to_cel(effect.after, fields)
+    if fields is None or "changed" in fields:
+        view["changed"] = list(effect.changed_fields)
+    return view
 
 
 def rows_view(rows: tuple[Mapping[str, Any], ...], fields: Set[str] | None, one: bool) -> Any:
