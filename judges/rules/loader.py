@@ -125,9 +125,7 @@ class _Compiler:
             else:
                 where.append((column, KeyValue(expression=expression)))
         self.lookup_specs[name] = spec
-        self.lookups[name] = Lookup(
-            name, spec.table, tuple(sorted(where, key=lambda item: item[0])), spec.limit, spec.one
-        )
+        self.lookups[name] = Lookup(name, spec.table, tuple(where), spec.limit, spec.one)
 
     def rule(self, index: int) -> Rule:
         spec = self.spec.rules[index]

@@ -100,14 +100,19 @@ class Lookup:
     limit: int | None = None
     one: bool = False
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "where", tuple(sorted(self.where, key=lambda item: item[0])))
+
     def query(self, effect: Effect, environment: Callable[[], Environment]) -> Query:
-        """The query for one effect (``where`` is kept sorted by column, as :class:`Query` wants)."""
+        """The query for one effect (columns in sorted order, as :meth:`Query.of` makes them)."""
         where = tuple((column, value.resolve(effect, environment)) for column, value in self.where)
         return Query(self.table, where, 1 if self.one else self.limit)
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """One compiled rule: where it applies, what it needs, what it requires, what it says."""
+
     id: str
     description: str
     tables: frozenset[str] | None
