@@ -4,20 +4,25 @@ The gate asks every judge which rows it needs, fetches them once from the
 pending state, then runs the judges in order. The strongest decision wins.
 Fail closed: a judge that raises, that is slower than its timeout, or whose
 rows cannot be read, blocks the commit with a finding that says so.
-Judges are pure and synchronous; they run on a worker thread so that a
-runaway judge times out instead of stalling the server.
+Judges are pure and synchronous and run on a worker thread, so that a
+runaway judge times out instead of stalling the server; a judge that must
+await a model (:class:`judges.AsyncJudge`, e.g. the rubric judge) is awaited
+under the same timeout.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any, cast
 
 from judges import (
+    AsyncJudge,
     CallRecord,
     CommitContext,
     Effect,
@@ -48,7 +53,9 @@ def _failure(judge: str, message: str) -> Verdict:
 
 
 class CommitGate:
-    def __init__(self, judges: Sequence[Judge], *, judge_timeout_s: float = 2.0, workers: int = 4) -> None:
+    def __init__(
+        self, judges: Sequence[Judge | AsyncJudge], *, judge_timeout_s: float = 2.0, workers: int = 4
+    ) -> None:
         names = [j.name for j in judges]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -69,7 +76,7 @@ class CommitGate:
         effects = tuple(effects)
         verdicts: list[Verdict] = []
         wanted: dict[Query, None] = {}
-        runnable: list[Judge] = []
+        runnable: list[Judge | AsyncJudge] = []
         for judge in self.judges:
             try:
                 for query in judge.queries(effects):
@@ -92,9 +99,11 @@ class CommitGate:
         loop = asyncio.get_running_loop()
         for judge in runnable:
             try:
-                verdict = await asyncio.wait_for(
-                    loop.run_in_executor(self._pool, judge, context), timeout=self.judge_timeout_s
-                )
+                if isinstance(judge, AsyncJudge) and inspect.iscoroutinefunction(judge.evaluate):
+                    decided: Any = judge.evaluate(context)
+                else:
+                    decided = loop.run_in_executor(self._pool, cast(Judge, judge), context)
+                verdict = await asyncio.wait_for(decided, timeout=self.judge_timeout_s)
             except TimeoutError:
                 log.error("judge %s did not answer within %.1fs", judge.name, self.judge_timeout_s)
                 verdict = _failure(

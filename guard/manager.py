@@ -45,7 +45,8 @@ _FAILURE_TEXT = {
     "timeout": "the backend did not answer in time",
     "invalid_arguments": "the backend rejected the arguments",
     "not_found": "the record was not found",
-    "precondition_failed": "the backend refused the change in the current state",
+    "precondition_failed": "the records are not in the state the change needs (another transaction may "
+    "have changed them since this one read them)",
     "permission_denied": "the backend refused access",
     "internal": "the tool failed with an internal error",
 }

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
 from sqlalchemy import text
@@ -22,7 +24,8 @@ from guard.store.audit import SqlAudit
 from guard.store.engine import create_engine
 from guard.store.migrate import check_current
 from guard.telemetry import Telemetry, provider_from_settings
-from judges import Judge
+from judges import AsyncJudge, Judge, default_registry, judges_from_config
+from judges import ConfigError as JudgesConfigError
 from judges.classify import classify, retryable
 
 __all__ = ["Runtime", "build_runtime", "classify_error", "is_retryable"]
@@ -39,29 +42,37 @@ def is_retryable(error_class: str, in_transaction: bool, idempotent: bool) -> bo
     return retryable(error_class, in_transaction=in_transaction, idempotent=idempotent)
 
 
-def _import_judge(spec: str) -> Judge:
-    module_name, _, attribute = spec.partition(":")
-    if not attribute:
-        raise ConfigError(f"python judge {spec!r} must be `module:attribute`")
+def _python_judge(options: Mapping[str, Any], base_dir: Path) -> Judge | AsyncJudge:
+    """The ``python`` judge kind: ``target: module:attribute``, a judge or a class built with the rest."""
+    target = options.get("target")
+    if not isinstance(target, str) or ":" not in target:
+        raise ConfigError("a python judge needs `target: module:attribute`")
+    module_name, _, attribute = target.partition(":")
     try:
-        target = getattr(importlib.import_module(module_name), attribute)
+        found = getattr(importlib.import_module(module_name), attribute)
     except (ImportError, AttributeError) as exc:
-        raise ConfigError(f"cannot load python judge {spec!r}: {exc}") from exc
-    judge = target() if isinstance(target, type) else target
-    if not isinstance(judge, Judge):
-        raise ConfigError(f"python judge {spec!r} is not a judge (needs `name`, `queries` and `__call__`)")
+        raise ConfigError(f"cannot load python judge {target!r}: {exc}") from exc
+    rest = {k: v for k, v in options.items() if k != "target"}
+    judge = found(**rest) if isinstance(found, type) else found
+    if not isinstance(judge, (Judge, AsyncJudge)):
+        raise ConfigError(f"python judge {target!r} is not a judge (needs `name`, `queries` and a decision)")
     return judge
 
 
-def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) -> list[Judge]:
-    """The chain in order: rule packs, then configured Python judges, then the backend's own."""
-    from judges.rules import load_rule_pack
-
-    chain: list[Judge] = [load_rule_pack(path) for path in settings.judges.rule_packs]
-    chain.extend(_import_judge(spec) for spec in settings.judges.python)
+def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) -> list[Judge | AsyncJudge]:
+    """The chain in order: the configured entries, then the backend's own judges."""
+    registry = default_registry()
+    registry.register("python", _python_judge)
+    try:
+        chain = judges_from_config(
+            settings.judges.chain, registry=registry, base_dir=settings.judges.base_dir
+        )
+    except JudgesConfigError as exc:
+        raise ConfigError(f"judges: {exc}") from exc
+    judges: list[Judge | AsyncJudge] = list(chain.judges)
     if settings.judges.use_backend_judges:
-        chain.extend(backend_judges)
-    return chain
+        judges.extend(backend_judges)
+    return judges
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -91,11 +91,15 @@ class RetrySettings(_Section):
 
 
 class JudgeSettings(_Section):
-    rule_packs: list[Path] = Field(default_factory=list, description="YAML rule files, in chain order.")
-    python: list[str] = Field(
-        default_factory=list, description="Python judges as `module:attribute`, run after the rule packs."
+    chain: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="Judges in order: {judge: rules, path: ...}, failed_write, duplicate_effect, "
+        "non_terminal_status, no_effect, or {judge: python, target: module:attribute}.",
     )
     use_backend_judges: bool = Field(True, description="Also run the judges the backend module exports.")
+    base_dir: Path | None = Field(
+        None, description="Where relative judge paths resolve; default: the config file's directory."
+    )
 
 
 class TelemetrySettings(_Section):
@@ -126,14 +130,6 @@ class GuardSettings(BaseSettings):
     judges: JudgeSettings = Field(default_factory=JudgeSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
-
-    @field_validator("judges")
-    @classmethod
-    def _paths_exist(cls, value: JudgeSettings) -> JudgeSettings:
-        for path in value.rule_packs:
-            if not Path(path).is_file():
-                raise ValueError(f"rule pack not found: {path}")
-        return value
 
 
 def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings:
@@ -166,4 +162,8 @@ def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings
         raise ConfigError(f"invalid configuration{where}: {problems}") from exc
     except Exception as exc:
         raise ConfigError(f"cannot read configuration {config}: {exc}") from exc
-    return GuardSettings.model_validate(loaded.model_dump())
+    settings = GuardSettings.model_validate(loaded.model_dump())
+    if config is not None and settings.judges.base_dir is None:
+        judges = settings.judges.model_copy(update={"base_dir": config.resolve().parent})
+        settings = settings.model_copy(update={"judges": judges})
+    return settings

@@ -184,6 +184,10 @@ def classify_sqlite(name: str | None, message: str = "") -> Classification:
             return Classification(_C.TRANSIENT, f"SQLite: {message}")
         return Classification(_C.INTERNAL, f"SQLite: {message}")
     reason = f"{name}: {message}" if message else name
+    if name == "SQLITE_BUSY_SNAPSHOT":
+        # The transaction read a snapshot that another one has since overwritten: it can never
+        # write again, so repeating the statement cannot help; the whole transaction must start over.
+        return Classification(_C.PRECONDITION_FAILED, reason)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")):
         return Classification(_C.TRANSIENT, reason)
     if name == "SQLITE_INTERRUPT":

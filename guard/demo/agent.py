@@ -28,7 +28,6 @@ from guard.store.migrate import upgrade
 
 __all__ = ["DemoResult", "run_demo"]
 
-RULES = Path(__file__).with_name("rules.yaml")
 TRANSACTION = "demo-ticket-20"
 
 
@@ -66,7 +65,10 @@ async def run_demo(say: Callable[[str], None], workdir: Path | None = None) -> D
                     "prepare": True,
                 },
                 "audit": {"url": f"sqlite:///{root / 'audit.db'}"},
-                "judges": {"rule_packs": [str(RULES)] if RULES.is_file() else [], "use_backend_judges": True},
+                "judges": {
+                    "chain": [{"judge": "failed_write"}, {"judge": "duplicate_effect"}],
+                    "use_backend_judges": True,
+                },
                 "commit": {"reap_interval_s": 3600},
             }
         )

@@ -2,12 +2,14 @@
 
 It is the ``sql`` backend module ``guard demo`` and the quickstart serve:
 ``tools`` (the registry), ``metadata`` (the tables the guard captures),
-``judges`` (what this business considers a bad end state) and ``prepare``
-(creates and seeds the tables when they are missing).
+``judges`` (what this business considers a bad end state: the CEL rule pack
+``rules.yaml`` beside this file) and ``prepare`` (creates and seeds the
+tables when they are missing).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field
@@ -26,9 +28,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from guard.demo.judges import OpenCarrierException
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext, ToolRegistry
+from judges import load_rule_pack
 
 __all__ = ["judges", "metadata", "prepare", "tools"]
 
@@ -66,7 +68,7 @@ TicketStatus = Literal["new", "open", "pending", "hold", "solved", "closed"]
 CarrierStatus = Literal["in_transit", "exception", "delivered", "returned"]
 
 tools = ToolRegistry("guard-demo")
-judges = [OpenCarrierException()]
+judges = [load_rule_pack(Path(__file__).with_name("rules.yaml"))]
 
 
 class Order(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import mcp_types as types
@@ -9,9 +10,11 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from guard.clock import FixedClock
-from guard.runtime import Runtime
+from guard.errors import ConfigError
+from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
-from tests.guard.conftest import agent_client, meta, table_rows, ticket_status
+from guard.store.migrate import upgrade
+from tests.guard.conftest import agent_client, demo_settings, meta, no_sleep, table_rows, ticket_status
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:
@@ -241,3 +244,54 @@ async def test_sqlite_second_writer_waits_then_gets_a_clear_error(
     assert detail is not None
     assert detail.calls[0].retries == 2
     assert detail.calls[0].error_class == "transient"
+
+
+async def test_configured_chain_runs_before_the_backend_judges(tmp_path: Path) -> None:
+    settings = demo_settings(
+        tmp_path,
+        judges={
+            "chain": [
+                {"judge": "python", "target": "tests.guard.sample_judges:TicketLimit", "limit": 1},
+                {"judge": "failed_write"},
+            ]
+        },
+    )
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with agent_client(runtime) as agent:
+            await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"}, meta=meta("c-1"))
+            await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "solved"}, meta=meta("c-1"))
+            reply = body(await agent.call_tool("guard_commit", {"summary": "both"}, meta=meta("c-1")))
+    finally:
+        await runtime.stop()
+    assert reply["status"] == "blocked"
+    assert [f["judge"] for f in reply["findings"]] == ["ticket-limit", "support-policy"]
+
+
+def test_a_bad_judge_entry_is_a_config_error(tmp_path: Path) -> None:
+    settings = demo_settings(tmp_path, judges={"chain": [{"judge": "python", "target": "nowhere:Thing"}]})
+    with pytest.raises(ConfigError, match="cannot load python judge 'nowhere:Thing'"):
+        build_runtime(settings)
+    settings = demo_settings(tmp_path, judges={"chain": [{"judge": "rules", "path": "missing.yaml"}]})
+    with pytest.raises(ConfigError, match="judges: "):
+        build_runtime(settings)
+
+
+async def test_sqlite_stale_snapshot_is_reported_at_once(runtime: Runtime, settings: GuardSettings) -> None:
+    """SQLite: a transaction whose snapshot another commit overtook cannot write; it is told, not retried."""
+    async with agent_client(runtime) as agent:
+        await agent.call_tool("get_ticket", {"ticket_id": 21}, meta=meta("old"))
+        await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("new"))
+        assert (
+            body(await agent.call_tool("guard_commit", {"summary": "x"}, meta=meta("new")))["status"]
+            == "committed"
+        )
+        stale = await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "hold"}, meta=meta("old"))
+        assert stale.is_error is True
+        assert "another transaction may have changed them" in stale.content[0].text  # type: ignore[union-attr]
+    detail = await runtime.manager.audit.get_transaction("old")
+    assert detail is not None
+    assert (detail.calls[-1].error_class, detail.calls[-1].retries) == ("precondition_failed", 0)
+    assert ticket_status(settings, 20) == "open"

@@ -55,6 +55,27 @@ class TestSqlite:
         assert found.reason.startswith("SQLITE_BUSY")
         assert retryable(found.error_class, in_transaction=False, idempotent=False)
 
+    def test_a_stale_snapshot_is_a_conflict_not_a_retry(self, tmp_path: Path) -> None:
+        path = tmp_path / "wal.sqlite"
+        reader = sqlite3.connect(path, isolation_level=None, timeout=0.05)
+        writer = sqlite3.connect(path, isolation_level=None, timeout=0.05)
+        try:
+            writer.execute("PRAGMA journal_mode = WAL")
+            writer.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, v INTEGER)")
+            writer.execute("INSERT INTO t VALUES (1, 1)")
+            reader.execute("BEGIN")
+            reader.execute("SELECT v FROM t").fetchall()
+            writer.execute("UPDATE t SET v = 2")
+            with pytest.raises(sqlite3.OperationalError) as caught:
+                reader.execute("UPDATE t SET v = 3")
+        finally:
+            reader.close()
+            writer.close()
+        found = classify(caught.value)
+        assert found.error_class is C.PRECONDITION_FAILED
+        assert found.reason.startswith("SQLITE_BUSY_SNAPSHOT")
+        assert not retryable(found.error_class, in_transaction=True, idempotent=True)
+
     @pytest.mark.parametrize(
         ("statement", "kind", "name"),
         [
