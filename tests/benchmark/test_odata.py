@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmark.domains.zendesk import ODataError, evaluate, parse_filter
+from benchmark.domains.zendesk import ALL_COMPARATORS, ODataError, evaluate, parse_filter
 
 ROW = {
     "id": "6",
@@ -50,6 +50,27 @@ def test_evaluated_comparisons(expression: str, expected: bool) -> None:
 )
 def test_constructs_the_reference_does_not_evaluate_match_every_row(expression: str) -> None:
     assert evaluate(parse_filter(expression), ROW) is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ("status ne 'open'", False),
+        ("status ne 'solved'", True),
+        ("status ge 'open'", True),
+        ("status ge 'z'", False),
+        ("status le 'a'", False),
+        ("id le '6' and status ne 'hold'", True),
+        ("status in ('solved', 'closed')", True),
+    ],
+)
+def test_other_domains_copies_also_evaluate_ne_ge_le(expression: str, expected: bool) -> None:
+    assert evaluate(parse_filter(expression), ROW, ALL_COMPARATORS) is expected
+
+
+def test_ordering_against_null_fails_where_ge_is_evaluated() -> None:
+    with pytest.raises(TypeError, match="'>=' not supported between instances of 'NoneType' and 'str'"):
+        evaluate(parse_filter("due_at ge '2025'"), ROW, ALL_COMPARATORS)
 
 
 def test_not_binds_tighter_than_comparison() -> None:

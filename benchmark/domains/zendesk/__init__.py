@@ -10,11 +10,19 @@ from sqlalchemy import MetaData
 
 from benchmark.domains.zendesk.articles import register_article_search, split_query
 from benchmark.domains.zendesk.crud import register_crud_tools
-from benchmark.domains.zendesk.odata import ODataError, evaluate, parse_filter
+from benchmark.domains.zendesk.odata import (
+    ALL_COMPARATORS,
+    BASE_COMPARATORS,
+    ODataError,
+    evaluate,
+    parse_filter,
+)
 from benchmark.domains.zendesk.variant import ZendeskTables, ZendeskVariant, zendesk_tables
 from guard.tools import ToolRegistry
 
 __all__ = [
+    "ALL_COMPARATORS",
+    "BASE_COMPARATORS",
     "ODataError",
     "ZendeskTables",
     "ZendeskVariant",

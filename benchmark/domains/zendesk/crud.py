@@ -228,7 +228,7 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
         if args.filter:
             try:
                 tree = parse_filter(args.filter)
-                rows = [row for row in rows if evaluate(tree, row)]
+                rows = [row for row in rows if evaluate(tree, row, variant.odata_comparators)]
             except (ODataError, TypeError, ValueError) as exc:
                 raise InvalidArguments(f"Failed to parse OData filter: {exc}") from exc
         if args.orderby:

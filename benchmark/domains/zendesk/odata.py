@@ -13,19 +13,23 @@ evaluates only part of the tree. We reproduce both halves:
 * **Evaluation**: only ``eq``, ``gt`` and ``lt`` comparisons and ``and``/``or``
   are evaluated. Every other construct — ``ne``, ``ge``, ``le``, ``in``,
   ``not``, function calls, a bare value — counts as true, so it matches
-  every row. A boolean literal compares as its text (``'true'``), an integer
-  as an ``int``; any other literal (``null``, dates, GUIDs) is an opaque value
-  that equals nothing but an equal literal, and ordering it raises.
+  every row. (That is retail's copy, which looks for comparator names the
+  grammar never produces; the other domains' copies also evaluate ``ne``,
+  ``ge`` and ``le``: pass :data:`ALL_COMPARATORS`.) A boolean literal
+  compares as its text (``'true'``), an integer as an ``int``; any other
+  literal (``null``, dates, GUIDs) is an opaque value that equals nothing
+  but an equal literal, and ordering it raises.
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ODataError", "evaluate", "parse_filter"]
+__all__ = ["ALL_COMPARATORS", "BASE_COMPARATORS", "ODataError", "evaluate", "parse_filter"]
 
 
 class ODataError(Exception):
@@ -440,18 +444,36 @@ def _value(node: _Node, row: Mapping[str, Any]) -> Any:
     return node
 
 
-def evaluate(node: _Node, row: Mapping[str, Any]) -> bool:
-    """Whether ``row`` passes the filter, by the reference's rules (see the module docstring)."""
+BASE_COMPARATORS = frozenset({"Eq", "Gt", "Lt"})
+"""The comparators retail's copy evaluates."""
+
+ALL_COMPARATORS = frozenset({"Eq", "NotEq", "Gt", "GtE", "Lt", "LtE"})
+"""The comparators the other domains' copies evaluate."""
+
+_COMPARE: dict[str, Callable[[Any, Any], Any]] = {
+    "Eq": operator.eq,
+    "NotEq": operator.ne,
+    "Gt": operator.gt,
+    "GtE": operator.ge,
+    "Lt": operator.lt,
+    "LtE": operator.le,
+}
+
+
+def evaluate(
+    node: _Node, row: Mapping[str, Any], comparators: frozenset[str] = BASE_COMPARATORS
+) -> bool:
+    """Whether ``row`` passes the filter, by the reference's rules (see the module docstring).
+
+    A comparison whose comparator is not in ``comparators`` counts as true.
+    """
     if isinstance(node, Compare):
         kind = node.comparator.kind
-        if kind in ("Eq", "Gt", "Lt"):
-            left, right = _value(node.left, row), _value(node.right, row)
-            if kind == "Eq":
-                return bool(left == right)
-            return bool(left > right) if kind == "Gt" else bool(left < right)
+        if kind in comparators and kind in _COMPARE:
+            return bool(_COMPARE[kind](_value(node.left, row), _value(node.right, row)))
         return True
     if isinstance(node, BoolOp):
         if node.op.kind == "And":
-            return evaluate(node.left, row) and evaluate(node.right, row)
-        return evaluate(node.left, row) or evaluate(node.right, row)
+            return evaluate(node.left, row, comparators) and evaluate(node.right, row, comparators)
+        return evaluate(node.left, row, comparators) or evaluate(node.right, row, comparators)
     return True

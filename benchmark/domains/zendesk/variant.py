@@ -16,6 +16,8 @@ toolset is written once (:mod:`.crud`, :mod:`.articles`) and a
   validated on create and update (tag normalisation, defaults);
 * ``after_ticket_create``: a hook run after a ticket row is written, on the
   same connection (the hidden status-violation audit of some domains);
+* ``odata_comparators``: the ``$filter`` comparators ``zendesk_get_items``
+  evaluates (retail's copy only ``eq``/``gt``/``lt``, see :mod:`.odata`);
 * the frozen timestamps and the ``ticket_comments`` id base.
 
 :func:`zendesk_tables` builds the six tables of a variant.
@@ -34,6 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains.base import TableDef, sql_table
 from benchmark.domains.zendesk import models as m
+from benchmark.domains.zendesk.odata import BASE_COMPARATORS
 
 __all__ = ["ZendeskTables", "ZendeskVariant", "zendesk_tables"]
 
@@ -60,6 +63,7 @@ class ZendeskVariant:
     ticket_updated_at: str = "2025-10-01T13:00:10Z"
     other_updated_at: str = "2025-10-01T13:00:05Z"
     ticket_comment_base: int = 23118465221916
+    odata_comparators: frozenset[str] = BASE_COMPARATORS
 
 
 @dataclass(frozen=True, slots=True)
