@@ -1,0 +1,6 @@
+"""Agents for ``guard bench``: ``replay``, ``simulated`` and ``openai``, behind one protocol."""
+
+from benchmark.agents.base import Agent, AgentOutcome, AgentTask, ToolChannel, ToolInfo, ToolResult
+from benchmark.agents.channel import McpChannel
+
+__all__ = ["Agent", "AgentOutcome", "AgentTask", "McpChannel", "ToolChannel", "ToolInfo", "ToolResult"]

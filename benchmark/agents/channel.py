@@ -1,0 +1,62 @@
+"""A :class:`ToolChannel` over an MCP client: what every agent talks through."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, cast
+
+import mcp_types as types
+from mcp import Client
+
+from benchmark.agents.base import ToolInfo, ToolResult
+
+__all__ = ["McpChannel"]
+
+
+class McpChannel:
+    """Tools listed once from an MCP server, called through the same client.
+
+    ``meta`` is sent with every call (the runner names the guard transaction
+    there); ``hidden`` names tools the agent must not see (the commit tool in
+    the baseline arm is never there anyway).
+    """
+
+    def __init__(
+        self, client: Client, *, commit_tool: str | None, meta: Mapping[str, Any] | None = None
+    ) -> None:
+        self._client = client
+        self._commit_tool = commit_tool
+        self._meta = cast(types.RequestParamsMeta, dict(meta)) if meta else None
+        self._tools: list[ToolInfo] = []
+        self.calls = 0
+        self.errors = 0
+
+    async def open(self) -> McpChannel:
+        listed = await self._client.list_tools()
+        self._tools = [
+            ToolInfo(
+                name=tool.name,
+                description=tool.description or "",
+                input_schema=tool.input_schema,
+                read_only=tool.annotations.read_only_hint if tool.annotations else None,
+            )
+            for tool in listed.tools
+        ]
+        return self
+
+    @property
+    def tools(self) -> list[ToolInfo]:
+        return self._tools
+
+    @property
+    def commit_tool(self) -> str | None:
+        return self._commit_tool
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        self.calls += 1
+        result = await self._client.call_tool(name, dict(arguments), meta=self._meta)
+        text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
+        structured = result.structured_content if isinstance(result.structured_content, dict) else None
+        if result.is_error:
+            self.errors += 1
+        return ToolResult(text=text, structured=structured, is_error=result.is_error)
