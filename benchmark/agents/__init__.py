@@ -2,5 +2,16 @@
 
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask, ToolChannel, ToolInfo, ToolResult
 from benchmark.agents.channel import McpChannel
+from benchmark.agents.replay import ReplayAgent, Script
 
-__all__ = ["Agent", "AgentOutcome", "AgentTask", "McpChannel", "ToolChannel", "ToolInfo", "ToolResult"]
+__all__ = [
+    "Agent",
+    "AgentOutcome",
+    "AgentTask",
+    "McpChannel",
+    "ReplayAgent",
+    "Script",
+    "ToolChannel",
+    "ToolInfo",
+    "ToolResult",
+]
