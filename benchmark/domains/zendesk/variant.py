@@ -18,6 +18,8 @@ toolset is written once (:mod:`.crud`, :mod:`.articles`) and a
   same connection (the hidden status-violation audit of some domains);
 * ``odata_comparators``: the ``$filter`` comparators ``zendesk_get_items``
   evaluates (retail's copy only ``eq``/``gt``/``lt``, see :mod:`.odata`);
+* ``user_model``: the user row model (consulting's also accepts a numeric
+  ``organization_id``);
 * the frozen timestamps and the ``ticket_comments`` id base.
 
 :func:`zendesk_tables` builds the six tables of a variant.
@@ -64,6 +66,7 @@ class ZendeskVariant:
     other_updated_at: str = "2025-10-01T13:00:05Z"
     ticket_comment_base: int = 23118465221916
     odata_comparators: frozenset[str] = BASE_COMPARATORS
+    user_model: type[m.User] = m.User
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +93,13 @@ def zendesk_tables(variant: ZendeskVariant, metadata: MetaData) -> ZendeskTables
             unstable=frozenset({"created_at"}),
             seed=f"{seed}/ticket_comments.json",
         ),
-        TableDef("zendesk_users", "zendesk_users", m.User, unstable=stamps, seed=f"{seed}/users.json"),
+        TableDef(
+            "zendesk_users",
+            "zendesk_users",
+            variant.user_model,
+            unstable=stamps,
+            seed=f"{seed}/users.json",
+        ),
         TableDef(
             "zendesk_comments",
             "zendesk_comments",
