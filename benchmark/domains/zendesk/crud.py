@@ -110,7 +110,7 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
                 (
                     variant.ticket_create,
                     m.UserCreateInput,
-                    m.OrganizationCreateInput,
+                    variant.organization_create,
                     m.CommentCreateInput,
                     m.TicketCommentCreateInput,
                 )
@@ -124,7 +124,12 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
         id=(str, Field(..., description="The item's id")),
         item=(
             _union(
-                (variant.ticket_update, m.UserUpdateInput, m.OrganizationUpdateInput, m.CommentUpdateInput)
+                (
+                    variant.ticket_update,
+                    m.UserUpdateInput,
+                    variant.organization_update,
+                    m.CommentUpdateInput,
+                )
             ),
             Field(..., description="Only the given fields are changed"),
         ),
@@ -146,6 +151,8 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
         model = tables.models[table]
         if table == "tickets":
             data = variant.prepare_ticket(data)
+        elif table == "organizations":
+            data = variant.prepare_organization(data)
         try:
             return model.model_validate(data).model_dump(mode="json")
         except ValidationError as exc:

@@ -20,6 +20,10 @@ toolset is written once (:mod:`.crud`, :mod:`.articles`) and a
   evaluates (retail's copy only ``eq``/``gt``/``lt``, see :mod:`.odata`);
 * ``user_model``: the user row model (consulting's also accepts a numeric
   ``organization_id``);
+* ``organization_create`` / ``organization_update`` and
+  ``prepare_organization``: the organization item payloads and a hook that
+  rewrites an organization's fields before validation (neobank's
+  ``domain_names`` arrive as comma-separated text);
 * the frozen timestamps and the ``ticket_comments`` id base.
 
 :func:`zendesk_tables` builds the six tables of a variant.
@@ -67,6 +71,9 @@ class ZendeskVariant:
     ticket_comment_base: int = 23118465221916
     odata_comparators: frozenset[str] = BASE_COMPARATORS
     user_model: type[m.User] = m.User
+    organization_create: type[BaseModel] = m.OrganizationCreateInput
+    organization_update: type[BaseModel] = m.OrganizationUpdateInput
+    prepare_organization: Callable[[dict[str, Any]], dict[str, Any]] = _no_change
 
 
 @dataclass(frozen=True, slots=True)
