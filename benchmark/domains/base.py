@@ -5,7 +5,8 @@ the benchmark's table name (the key of ``data_patch`` and of the dumped
 state), and a pydantic *row model* that mirrors the reference's model field
 for field. Rows are validated by that model exactly as the reference
 validates seed and patch rows, and stored as the model's JSON form, so
-datetimes and dates are kept as the reference's ISO text and enums as their values.
+datetimes and dates are kept as the reference's ISO text, decimals as their text
+and enums as their values.
 The SQLAlchemy :class:`~sqlalchemy.Table` is derived from the model: typed
 columns, lists and dicts as JSON, and a hidden ``_seq`` column that keeps the
 reference's list order (tools that take "the first match" depend on it).
@@ -24,6 +25,7 @@ import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
@@ -83,7 +85,7 @@ def _column_type(annotation: Any) -> tuple[Any, bool]:
     if isinstance(annotation, type):
         if issubclass(annotation, bool):
             return Boolean(), nullable
-        if issubclass(annotation, enum.Enum) or issubclass(annotation, str | date):
+        if issubclass(annotation, enum.Enum) or issubclass(annotation, str | date | Decimal):
             return Text(), nullable
         if issubclass(annotation, int):
             return BigInteger(), nullable
