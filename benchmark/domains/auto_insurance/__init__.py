@@ -1,0 +1,52 @@
+"""The auto insurance domain (``sandbox_auto_insurance``, HorizonShield): 33 tools over 14 tables.
+
+Seven Zendesk tools (this domain's variant: seven custom ticket fields,
+nulls in updates ignored, ``ne``/``ge``/``le`` evaluated in ``$filter``, and
+the hidden ``ticket_status_violations`` audit of tickets created with a
+status other than ``open``) and 26 insurance tools, prefixed by their
+system as in the reference: ``policy_`` (:mod:`.policy`, :mod:`.vehicles`,
+:mod:`.drivers`), ``billing_`` (:mod:`.billing`), ``claims_``
+(:mod:`.claims`), ``crm_`` (:mod:`.crm`), ``lookup_`` (:mod:`.lookup`) and
+``knowledge_base_search_policy`` over the scenario's policy sources.
+
+Clocks: no insurance tool reads or stamps the time; dates come from the
+arguments (a claim's ``created_date`` is its ``date_of_loss``, a document
+link's ``created_at`` its ``expiration_date``), and
+``claims_get_policy_claims`` counts months back from the newest claim. New
+drivers, vehicles, document links and claims get content-hash ids
+(:func:`.common.content_id`), so repeating a create finds the earlier row.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from benchmark.domains.auto_insurance import billing, claims, crm, drivers, lookup, policy, vehicles
+from benchmark.domains.auto_insurance.common import SCENARIO_NOW
+from benchmark.domains.auto_insurance.schema import (
+    DOMAIN_NAME,
+    TABLE_DEFS,
+    documents,
+    metadata,
+    registry,
+    sql,
+)
+from benchmark.domains.base import Domain
+from benchmark.domains.knowledge import register_policy_search
+
+__all__ = ["DOMAIN"]
+
+_SYSTEMS = (billing, claims, crm, drivers, lookup, policy, vehicles)
+
+register_policy_search(registry, "knowledge_base_search_policy", documents)
+
+DOMAIN = Domain(
+    name=DOMAIN_NAME,
+    tables=TABLE_DEFS,
+    registry=registry,
+    metadata=metadata,
+    sql=MappingProxyType(dict(sql)),
+    scenario_now=SCENARIO_NOW,
+    search_tool="knowledge_base_search_policy",
+    documents=documents,
+)
