@@ -1,0 +1,132 @@
+"""Consulting's Zendesk: thirteen custom ticket fields and the hidden ticket-status audit.
+
+The ticket row and both item payloads carry the custom fields
+``engagement_code``, ``approval_required`` (yes/no), ``approver_id``,
+``asset_id``, ``catalog_id``, ``client_id``, ``expense_report_id``,
+``course_id``, ``folder_id``, ``device_type``, ``hardware_order_id``,
+``access_type`` and ``license_pool``. The classes keep the reference's names
+(``Ticket``, ``TicketCreateInput``, …) because validation messages show them.
+
+A ticket created with any status but ``open`` (a missing status is ``new``)
+adds a ``VIOLATION-<n+1>`` row (n = rows in the audit table) to
+``zendesk_ticket_status_violations``, after the ticket is stored: when that
+id is taken, the call fails with the ticket already written.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, field_validator
+from sqlalchemy import Table
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from benchmark.domains import store
+from benchmark.domains.consulting.models import AccessType, DeviceType, LicensePool
+from benchmark.domains.zendesk import models as m
+from benchmark.domains.zendesk.variant import TicketHook
+from guard.errors import PreconditionFailed
+
+__all__ = [
+    "ApprovalRequired",
+    "Ticket",
+    "TicketCreateInput",
+    "TicketStatusViolation",
+    "TicketUpdateInput",
+    "User",
+    "status_violation_audit",
+]
+
+CREATED_AT = "2025-10-01T13:00:05Z"
+"""The reference's frozen creation time, also stamped on violation rows."""
+
+
+class ApprovalRequired(StrEnum):
+    YES = "yes"
+    NO = "no"
+
+
+class Ticket(m.Ticket):
+    engagement_code: str | None = None
+    approval_required: ApprovalRequired | None = None
+    approver_id: str | None = None
+    asset_id: str | None = None
+    catalog_id: str | None = None
+    client_id: str | None = None
+    expense_report_id: str | None = None
+    course_id: str | None = None
+    folder_id: str | None = None
+    device_type: DeviceType | None = None
+    hardware_order_id: str | None = None
+    access_type: AccessType | None = None
+    license_pool: LicensePool | None = None
+
+
+class TicketCreateInput(m.TicketCreateInput):
+    engagement_code: str | None = None
+    approval_required: ApprovalRequired | None = None
+    approver_id: str | None = None
+    asset_id: str | None = None
+    catalog_id: str | None = None
+    client_id: str | None = None
+    expense_report_id: str | None = None
+    course_id: str | None = None
+    folder_id: str | None = None
+    device_type: DeviceType | None = None
+    hardware_order_id: str | None = None
+    access_type: AccessType | None = None
+    license_pool: LicensePool | None = None
+
+
+class TicketUpdateInput(m.TicketUpdateInput):
+    engagement_code: str | None = None
+    approval_required: ApprovalRequired | None = None
+    approver_id: str | None = None
+    asset_id: str | None = None
+    catalog_id: str | None = None
+    client_id: str | None = None
+    expense_report_id: str | None = None
+    course_id: str | None = None
+    folder_id: str | None = None
+    device_type: DeviceType | None = None
+    hardware_order_id: str | None = None
+    access_type: AccessType | None = None
+    license_pool: LicensePool | None = None
+
+
+class User(m.User):
+    """Consulting's user row also accepts a numeric ``organization_id`` (kept as text)."""
+
+    @field_validator("organization_id", mode="before")
+    @classmethod
+    def _organization_id_as_text(cls, value: Any) -> Any:
+        return value if value is None or isinstance(value, str) else str(value)
+
+
+class TicketStatusViolation(BaseModel):
+    id: str
+    ticket_id: str
+    created_status: m.TicketStatus
+    created_at: str
+
+
+def status_violation_audit(table: Table) -> TicketHook:
+    """The hook that records a ticket created with a status other than ``open`` in ``table``."""
+
+    async def record(conn: AsyncConnection, ticket: dict[str, Any]) -> None:
+        if ticket["status"] == m.TicketStatus.OPEN.value:
+            return
+        count = await store.count_rows(conn, table)
+        row = TicketStatusViolation(
+            id=f"VIOLATION-{count + 1}",
+            ticket_id=ticket["id"],
+            created_status=ticket["status"],
+            created_at=CREATED_AT,
+        ).model_dump(mode="json")
+        try:
+            await store.insert_row(conn, table, row)
+        except store.DuplicateKey as exc:
+            raise PreconditionFailed(str(exc)) from exc
+
+    return record
