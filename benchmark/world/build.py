@@ -3,7 +3,8 @@
 Isolation is one database per trial:
 
 * **SQLite in memory** (``url=None``, the default and what golden replays
-  use): a private in-memory database on one connection.
+  use): a private in-memory database on one connection, started as a copy
+  of the domain's seeded image (:mod:`benchmark.world.image`).
 * **SQLite file** (``url="sqlite:///…/trial.db"``): a new file; the world
   refuses a path that exists, and deletes the file when it closes.
 * **PostgreSQL** (``url="postgresql://…"``): a fresh schema
@@ -37,6 +38,7 @@ from benchmark.domains import store
 from benchmark.domains.base import SEQ, Domain
 from benchmark.domains.knowledge import load_documents
 from benchmark.errors import WorldError
+from benchmark.world.image import seeded_image
 from benchmark.world.seed import patch_rows, seed_rows
 from benchmark.world.sqlite_plan import sqlite_plan
 from guard.clock import FixedClock
@@ -151,6 +153,11 @@ async def _populate_sqlite(
             await plan.insert(conn, name, rows)
     if scenario is not None:
         await load_documents(conn, domain.documents, scenario.sources)
+    await _patch(conn, domain, task)
+
+
+async def _patch(conn: AsyncConnection, domain: Domain, task: Task) -> None:
+    plan = sqlite_plan(domain)
     for name, rows in patch_rows(domain, task).items():
         for row in rows:
             await plan.upsert(conn, name, row)
@@ -176,8 +183,11 @@ async def open_world(
         raise WorldError(f"task belongs to domain {task.domain}, not {domain.name}", task=task.id)
     schema: str | None = None
     file: Path | None = None
+    seeded = False
     if url is None:
-        engine = create_engine("sqlite+aiosqlite://")
+        image = await seeded_image(domain, data_dir, scenario)
+        engine = create_engine("sqlite+aiosqlite://", sqlite_image=image)
+        seeded = True
     else:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
@@ -197,7 +207,10 @@ async def open_world(
             raise WorldError(f"unsupported database URL {url!r} (SQLite or PostgreSQL)", task=task.id)
     try:
         async with engine.begin() as conn:
-            await _populate(conn, domain, data_dir, task, scenario)
+            if seeded:
+                await _patch(conn, domain, task)
+            else:
+                await _populate(conn, domain, data_dir, task, scenario)
         yield World(domain=domain, task=task, engine=engine, url=url, schema=schema)
     finally:
         if schema is not None and not keep:

@@ -74,14 +74,15 @@ def commit_tool(name: str) -> types.Tool:
     )
 
 
-def spec_tool(spec: ToolSpec) -> types.Tool:
+def spec_tool(spec: ToolSpec, *, output_schema: bool = True) -> types.Tool:
+    """A registered tool as MCP lists it; ``output_schema=False`` leaves its output schema out."""
     hints = spec.annotations()
     return types.Tool(
         name=spec.name,
         title=spec.title,
         description=spec.description or None,
         input_schema=spec.input_schema,
-        output_schema=spec.output_schema,
+        output_schema=spec.output_schema if output_schema else None,
         annotations=types.ToolAnnotations(
             title=hints.get("title"),
             read_only_hint=hints["readOnlyHint"],
@@ -115,9 +116,15 @@ def build_server(
     on_finished: Callable[[str], None] | None = None,
     name: str = "guard",
     version: str = "0.1.0",
+    output_schemas: bool = True,
 ) -> Server[Any]:
-    """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended."""
-    listed = [spec_tool(spec) for spec in manager.tools] + [commit_tool(manager.commit_tool)]
+    """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended.
+
+    ``output_schemas=False`` lists the backend's tools without output schemas (the results
+    still carry structured content), as servers that declare none do.
+    """
+    listed = [spec_tool(spec, output_schema=output_schemas) for spec in manager.tools]
+    listed.append(commit_tool(manager.commit_tool))
     schemas = {tool.name: tool.input_schema for tool in listed}
 
     async def list_tools(

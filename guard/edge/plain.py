@@ -48,9 +48,14 @@ async def run_plain_call(
 
 
 def build_plain_server(
-    engine: AsyncEngine, registry: ToolRegistry, clock: Clock, *, name: str = "tools"
+    engine: AsyncEngine,
+    registry: ToolRegistry,
+    clock: Clock,
+    *,
+    name: str = "tools",
+    output_schemas: bool = True,
 ) -> Server[Any]:
-    listed = [spec_tool(spec) for spec in registry]
+    listed = [spec_tool(spec, output_schema=output_schemas) for spec in registry]
     schemas = {tool.name: tool.input_schema for tool in listed}
 
     async def list_tools(

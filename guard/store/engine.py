@@ -10,8 +10,11 @@ so that no call can hang a transaction.
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Awaitable, Callable
 from typing import Any
 
+import aiosqlite
 from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
@@ -46,10 +49,14 @@ def create_engine(
     pool_size: int = 10,
     echo: bool = False,
     search_path: str | None = None,
+    sqlite_image: bytes | None = None,
 ) -> AsyncEngine:
     """An async engine for ``url`` with the transaction behaviour the guard relies on.
 
     ``search_path`` (PostgreSQL) names the schemas unqualified table names resolve in.
+    ``sqlite_image`` (an in-memory SQLite URL only) starts the database from a
+    serialized image (``sqlite3.Connection.serialize``) instead of empty: a
+    copy of a prepared database in one memory copy.
     """
     url = async_url(url)
     parsed = make_url(url)
@@ -60,6 +67,8 @@ def create_engine(
         # that per-connection setup (the capture triggers) is paid once per connection.
         if memory:
             kwargs["poolclass"] = StaticPool
+            if sqlite_image is not None:
+                kwargs["async_creator"] = _from_image(sqlite_image, lock_timeout_s)
         else:
             kwargs["poolclass"] = AsyncAdaptedQueuePool
             kwargs["pool_size"] = pool_size
@@ -80,6 +89,18 @@ def create_engine(
             }
         }
     return create_async_engine(url, **kwargs)
+
+
+def _from_image(image: bytes, timeout_s: float) -> Callable[[], Awaitable[Any]]:
+    async def connect() -> Any:
+        def open_copy() -> sqlite3.Connection:
+            conn = sqlite3.connect(":memory:", timeout=timeout_s, check_same_thread=False)
+            conn.deserialize(image)
+            return conn
+
+        return await aiosqlite.Connection(open_copy, iter_chunk_size=64)
+
+    return connect
 
 
 def _configure_sqlite(engine: AsyncEngine, *, wal: bool, busy_timeout_ms: int) -> None:

@@ -23,7 +23,7 @@ def test_the_domain_offers_exactly_the_scenarios_tools(retail: Domain, retail_sc
 
 
 def test_unknown_domains_are_refused() -> None:
-    with pytest.raises(BenchmarkError, match="unknown or not yet implemented domain 'nope'"):
+    with pytest.raises(BenchmarkError, match="unknown domain 'nope'"):
         get_domain("nope")
 
 

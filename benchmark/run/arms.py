@@ -1,0 +1,175 @@
+"""The two arms of a trial: the agent's MCP channel to the tools, with or without the guard.
+
+* ``baseline``: the plain MCP server over the domain's tools; each call is its
+  own transaction, committed even when the tool fails (the benchmark's own
+  semantics).
+* ``guarded``: the guard in front of the same tools, on the same world: one
+  transaction for the whole trial, a savepoint per call, retries of transient
+  failures, and the commit gate with the domain's judges. An agent that never
+  calls the commit tool is committed for through the manager, as the admin
+  API does; a commit still blocked then is rolled back.
+
+Both talk MCP in process (the SDK's direct dispatch): the agent cannot tell
+the transport from a socket, and no port is opened. Like the reference
+servers, both list the tools without output schemas.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from mcp import Client
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from benchmark.agents.base import ToolInfo, ToolResult
+from benchmark.agents.channel import McpChannel
+from benchmark.results import CommitVerdict
+from benchmark.run.faults import INJECTED, FaultPlan
+from guard.audit import MemoryAudit
+from guard.backends.sql import SqlBackend
+from guard.clock import Clock
+from guard.edge.mcp import build_server
+from guard.edge.plain import build_plain_server
+from guard.gate import CommitGate
+from guard.manager import TransactionManager, TxnKey
+from guard.runtime import classify_error, is_retryable
+from guard.settings import GuardSettings
+from guard.telemetry import Telemetry
+from guard.tools import ToolRegistry
+from judges import CallRecord
+
+__all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]
+
+Arm = Literal["baseline", "guarded"]
+
+
+@dataclass
+class RecordingChannel:
+    """The channel the agent uses: forwards to MCP, numbers calls for fault draws, keeps the trace."""
+
+    inner: McpChannel
+    plan: FaultPlan | None = None
+    trace: list[CallRecord] = field(default_factory=list)
+    surfaced_faults: int = 0
+    commit_calls: int = 0
+
+    @property
+    def tools(self) -> list[ToolInfo]:
+        return self.inner.tools
+
+    @property
+    def commit_tool(self) -> str | None:
+        return self.inner.commit_tool
+
+    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        if name == self.inner.commit_tool:
+            self.commit_calls += 1
+            return await self.inner.call(name, arguments)
+        if self.plan is not None:
+            self.plan.next_call()
+        result = await self.inner.call(name, arguments)
+        write = next((not tool.read_only for tool in self.inner.tools if tool.name == name), True)
+        self.trace.append(CallRecord(name, dict(arguments), write, not result.is_error))
+        if result.is_error and INJECTED in result.text:
+            self.surfaced_faults += 1
+        return result
+
+    @property
+    def tool_calls(self) -> int:
+        return len(self.trace)
+
+    @property
+    def tool_errors(self) -> int:
+        return sum(1 for call in self.trace if not call.ok)
+
+
+@dataclass
+class ArmSession:
+    arm: Arm
+    channel: RecordingChannel
+    manager: TransactionManager | None = None
+    audit: MemoryAudit | None = None
+    transaction: str = ""
+
+    async def finish(self, final_message: str) -> list[CommitVerdict]:
+        """End the trial's transaction (guarded arm) and return every commit attempt's verdict."""
+        if self.manager is None or self.audit is None:
+            return []
+        if self.manager.live(self.transaction) is not None:
+            reply = await self.manager.commit_by_id(self.transaction, final_message, via="admin")
+            if reply.status not in ("committed", "rolled_back"):
+                await self.manager.rollback_by_id(self.transaction, "the trial ended with a blocked commit")
+        await self.audit.flush()
+        return [
+            CommitVerdict(
+                via="admin" if entry.via == "admin" else "tool",
+                status=entry.status,
+                decision=entry.decision,
+                findings=entry.findings,
+                effects=len(entry.effects),
+            )
+            for entry in self.audit.commits
+        ]
+
+    @property
+    def retries(self) -> int:
+        return 0 if self.audit is None else sum(entry.retries for entry in self.audit.calls)
+
+
+async def _no_wait(seconds: float) -> None:
+    await asyncio.sleep(0)
+
+
+@asynccontextmanager
+async def open_arm(
+    arm: Arm,
+    *,
+    engine: AsyncEngine,
+    registry: ToolRegistry,
+    metadata: Any,
+    clock: Clock,
+    settings: GuardSettings,
+    gate: CommitGate | None,
+    transaction: str,
+    plan: FaultPlan | None,
+    sleep_backoff: bool = False,
+) -> AsyncIterator[ArmSession]:
+    """The agent's channel for one trial in ``arm``, on the world behind ``engine``."""
+    if arm == "baseline":
+        server = build_plain_server(engine, registry, clock, name=registry.name, output_schemas=False)
+        async with Client(server) as client:
+            channel = RecordingChannel(await McpChannel(client, commit_tool=None).open(), plan)
+            yield ArmSession(arm, channel)
+        return
+    if gate is None:
+        raise ValueError("the guarded arm needs a commit gate")
+    backend = SqlBackend(engine, registry, clock, metadata=metadata, name=registry.name)
+    audit = MemoryAudit()
+    manager = TransactionManager(
+        backend,
+        gate,
+        audit,
+        Telemetry(),
+        clock,
+        settings,
+        classify=classify_error,
+        retryable=is_retryable,
+        sleep=asyncio.sleep if sleep_backoff else _no_wait,
+    )
+    await backend.start()
+    principal = "bench-agent"
+    server = build_server(
+        manager, lambda ctx: TxnKey(transaction, principal, None), name="guard", output_schemas=False
+    )
+    try:
+        async with Client(server) as client:
+            channel = RecordingChannel(await McpChannel(client, commit_tool=manager.commit_tool).open(), plan)
+            yield ArmSession(arm, channel, manager, audit, transaction)
+    finally:
+        live = manager.live(transaction)
+        if live is not None:
+            await manager.rollback_by_id(transaction, "the trial ended")
