@@ -147,9 +147,9 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
             return await store.first_row(ctx.conn, sql, id=number)
         return await store.first_row(ctx.conn, sql, id=item_id)
 
-    def build(table: str, data: dict[str, Any], verb: str) -> dict[str, Any]:
+    def build(table: str, data: dict[str, Any], verb: str, *, prepare: bool = True) -> dict[str, Any]:
         model = tables.models[table]
-        if table == "tickets":
+        if table == "tickets" and prepare:
             data = variant.prepare_ticket(data)
         elif table == "organizations":
             data = variant.prepare_organization(data)
@@ -157,6 +157,11 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
             return model.model_validate(data).model_dump(mode="json")
         except ValidationError as exc:
             raise InvalidArguments(f"Failed to {verb} item: {exc}") from exc
+
+    def reply(table: str, row: dict[str, Any], given_tags: Any) -> ItemOut:
+        if table == "tickets" and variant.reply_given_tags and given_tags is not None:
+            return ItemOut(item={**row, "tags": given_tags if isinstance(given_tags, list) else []})
+        return ItemOut(item=row)
 
     async def zendesk_create_item(ctx: ToolContext, args: Any) -> ItemOut:
         """Create a ticket, user, organization, comment or ticket comment; returns the stored item."""
@@ -166,6 +171,7 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
             variant.ticket_comment_base + count if table == "ticket_comments" else str(count + 1)
         )
         data = args.item.model_dump(exclude_unset=True)
+        given_tags = data.get("tags")
         data["id"] = new_id
         for name in {"tickets": ("tags",), "organizations": ("domain_names",)}.get(table, ()):
             if name in data and data[name] is None:
@@ -186,7 +192,7 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
             raise PreconditionFailed(str(exc)) from exc
         if table == "tickets" and variant.after_ticket_create is not None:
             await variant.after_ticket_create(ctx.conn, row)
-        return ItemOut(item=row)
+        return reply(table, row, given_tags)
 
     async def zendesk_update_item(ctx: ToolContext, args: Any) -> ItemOut:
         """Change the given fields of an item (ticket comments cannot be changed); returns the item."""
@@ -203,11 +209,15 @@ def register_crud_tools(registry: ToolRegistry, variant: ZendeskVariant, tables:
                 changes[name] = value
             elif name in clears:
                 changes[name] = []
+        given_tags = changes.get("tags")
+        hook = variant.prepare_ticket_update if table == "tickets" else None
+        if hook is not None:
+            changes = hook(changes)
         merged = {**current, **changes}
         merged["updated_at"] = variant.ticket_updated_at if table == "tickets" else variant.other_updated_at
-        row = build(table, merged, "update")
+        row = build(table, merged, "update", prepare=hook is None)
         await store.update_row(ctx.conn, tables.sql[table], {"id": current["id"]}, row)
-        return ItemOut(item=row)
+        return reply(table, row, given_tags)
 
     async def zendesk_delete_item(ctx: ToolContext, args: ItemRef) -> DeletedOut:
         """Delete an item by id (ticket comments cannot be deleted)."""

@@ -14,6 +14,12 @@ toolset is written once (:mod:`.crud`, :mod:`.articles`) and a
   update clears to ``[]`` (retail); every other null in an update is ignored;
 * ``prepare_ticket``: a hook that rewrites a ticket's fields before it is
   validated on create and update (tag normalisation, defaults);
+* ``prepare_ticket_update``: when set, a hook that rewrites only the fields an
+  update gives (the non-null ones) before they are merged into the stored
+  ticket, and ``prepare_ticket`` then applies to creates only (booking
+  normalises given tags and leaves a stored ticket's other fields alone);
+* ``reply_given_tags``: the reply to a ticket create or update shows ``tags``
+  as the caller gave them, not as stored (booking);
 * ``after_ticket_create``: a hook run after a ticket row is written, on the
   same connection (the hidden status-violation audit of some domains);
 * ``odata_comparators``: the ``$filter`` comparators ``zendesk_get_items``
@@ -74,6 +80,8 @@ class ZendeskVariant:
     organization_create: type[BaseModel] = m.OrganizationCreateInput
     organization_update: type[BaseModel] = m.OrganizationUpdateInput
     prepare_organization: Callable[[dict[str, Any]], dict[str, Any]] = _no_change
+    prepare_ticket_update: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    reply_given_tags: bool = False
 
 
 @dataclass(frozen=True, slots=True)
