@@ -7,6 +7,7 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Coroutine
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -256,5 +257,21 @@ def transactions_show(
             console.print(f"   ~ {e['kind']} {e['table']}/{e['key']}: {', '.join(e['changed_fields'])}")
 
 
+def _plug_in(target: typer.Typer) -> None:
+    """Commands other installed packages add (entry point group ``guard.cli``: ``register(app)``).
+
+    This is how ``guard bench`` and ``guard report`` arrive from the ``benchmark``
+    package without the guard importing it.
+    """
+    for entry in sorted(entry_points(group="guard.cli"), key=lambda e: e.name):
+        try:
+            register = entry.load()
+        except Exception as exc:
+            errors.print(f"[yellow]warning:[/yellow] the {entry.name!r} commands could not load: {exc}")
+            continue
+        register(target)
+
+
 def main() -> None:
+    _plug_in(app)
     app()

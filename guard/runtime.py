@@ -28,7 +28,7 @@ from judges import AsyncJudge, Judge, default_registry, judges_from_config
 from judges import ConfigError as JudgesConfigError
 from judges.classify import classify, retryable
 
-__all__ = ["Runtime", "build_runtime", "classify_error", "is_retryable"]
+__all__ = ["Runtime", "assemble", "build_runtime", "classify_error", "configured_judges", "is_retryable"]
 
 log = logging.getLogger(__name__)
 
@@ -77,33 +77,70 @@ def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) 
 
 @dataclass
 class Runtime:
+    """A guard's parts, started and stopped together; ``audit_engine`` is None for an in-memory audit."""
+
     settings: GuardSettings
     manager: TransactionManager
-    audit_engine: AsyncEngine
+    audit_engine: AsyncEngine | None
     backend_engine: AsyncEngine
     telemetry: Telemetry
 
     async def start(self) -> list[str]:
-        await check_current(self.audit_engine)
+        if self.audit_engine is not None:
+            await check_current(self.audit_engine)
         return await self.manager.start()
 
     async def stop(self) -> None:
         try:
             await self.manager.stop()
         finally:
-            await self.audit_engine.dispose()
+            if self.audit_engine is not None:
+                await self.audit_engine.dispose()
             self.telemetry.shutdown()
 
     async def ready(self) -> dict[str, str]:
         """Problems by component; empty when ready."""
         problems: dict[str, str] = {}
-        for name, engine in (("audit", self.audit_engine), ("backend", self.backend_engine)):
+        engines = [("backend", self.backend_engine)]
+        if self.audit_engine is not None:
+            engines.insert(0, ("audit", self.audit_engine))
+        for name, engine in engines:
             try:
                 async with engine.connect() as conn:
                     await conn.execute(text("SELECT 1"))
             except Exception as exc:
                 problems[name] = f"{type(exc).__name__}: {exc}"
         return problems
+
+
+def assemble(
+    settings: GuardSettings,
+    backend: SqlBackend,
+    audit: Audit,
+    *,
+    audit_engine: AsyncEngine | None = None,
+    clock: Clock | None = None,
+    provider: TracerProvider | None = None,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+) -> Runtime:
+    """A runtime around a backend built by the caller (the configured judges, then the backend's)."""
+    gate = CommitGate(
+        configured_judges(settings, backend.judges), judge_timeout_s=settings.commit.judge_timeout_s
+    )
+    telemetry = Telemetry(provider if provider is not None else provider_from_settings(settings.telemetry))
+    extra = {} if sleep is None else {"sleep": sleep}
+    manager = TransactionManager(
+        backend,
+        gate,
+        audit,
+        telemetry,
+        clock or SystemClock(),
+        settings,
+        classify=classify_error,
+        retryable=is_retryable,
+        **extra,
+    )
+    return Runtime(settings, manager, audit_engine, backend.engine, telemetry)
 
 
 def build_runtime(
@@ -114,7 +151,7 @@ def build_runtime(
     sleep: Callable[[float], Awaitable[None]] | None = None,
     audit: Audit | None = None,
 ) -> Runtime:
-    """Everything a guard process needs, not yet started (``await runtime.start()``)."""
+    """Everything a guard process needs from its settings, not yet started (``await runtime.start()``)."""
     clock = clock or SystemClock()
     backend_engine = create_engine(
         settings.backend.url,
@@ -127,20 +164,12 @@ def build_runtime(
     backend = SqlBackend.from_module(
         backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
     )
-    gate = CommitGate(
-        configured_judges(settings, backend.judges), judge_timeout_s=settings.commit.judge_timeout_s
-    )
-    telemetry = Telemetry(provider if provider is not None else provider_from_settings(settings.telemetry))
-    extra = {} if sleep is None else {"sleep": sleep}
-    manager = TransactionManager(
-        backend,
-        gate,
-        audit if audit is not None else SqlAudit(audit_engine),
-        telemetry,
-        clock,
+    return assemble(
         settings,
-        classify=classify_error,
-        retryable=is_retryable,
-        **extra,
+        backend,
+        audit if audit is not None else SqlAudit(audit_engine),
+        audit_engine=audit_engine,
+        clock=clock,
+        provider=provider,
+        sleep=sleep,
     )
-    return Runtime(settings, manager, audit_engine, backend_engine, telemetry)

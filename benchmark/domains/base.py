@@ -34,6 +34,7 @@ from sqlalchemy import JSON, BigInteger, Boolean, Column, Double, MetaData, Tabl
 from guard.errors import ToolError
 from guard.tools import ToolRegistry
 from judges.canonical import TableSpec
+from judges.verdict import Judge
 
 __all__ = ["SEQ", "Domain", "TableDef", "envelope_error_text", "sql_table"]
 
@@ -115,7 +116,9 @@ class Domain:
 
     ``scenario_now`` is the scenario's "now" (the prompts say
     2025-10-01T13:00Z); the few reference tools that read the wall clock use
-    it instead, so that replays do not drift with the calendar.
+    it instead, so that replays do not drift with the calendar. ``judges`` are
+    the domain's business rules for the guard's commit gate (rule packs written
+    from the scenario's policy, over our SQL table names).
     """
 
     name: str
@@ -126,6 +129,8 @@ class Domain:
     scenario_now: datetime
     search_tool: str
     documents: Table
+    judges: tuple[Judge, ...] = ()
+    """What the guard checks at commit for this domain, as production would (never golden data)."""
 
     @property
     def hashed_tables(self) -> tuple[TableDef, ...]:

@@ -73,6 +73,7 @@ async def run_demo(say: Callable[[str], None], workdir: Path | None = None) -> D
             }
         )
         runtime = build_runtime(settings)
+        assert runtime.audit_engine is not None
         await upgrade(runtime.audit_engine)
         await runtime.start()
         try:

@@ -118,6 +118,7 @@ class Capture:
                 raise RuntimeError("capture must be prepared before the connection's transaction begins")
             # one script, one trip to the driver's thread, instead of a few hundred statements
             driver = (await conn.get_raw_connection()).driver_connection
+            assert driver is not None
             await driver.executescript(";\n".join(statements) + ";")
         else:
             await conn.exec_driver_sql(

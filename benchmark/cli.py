@@ -1,0 +1,321 @@
+"""``guard bench`` and ``guard report``: the benchmark's commands, plugged into the ``guard`` CLI.
+
+The guard does not import the benchmark; the ``guard.cli`` entry point of
+this package calls :func:`register` to add these commands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+
+from benchmark.agents.base import Agent
+from benchmark.dataset import TaskSet, load_scenario, load_task, load_tasks, read_trajectories
+from benchmark.errors import BenchmarkError
+from benchmark.results import TrialResult
+from benchmark.run import RunOptions, RunSummary, TrialContext, errors_path, run
+from guard.errors import GuardError
+from guard.gate import CommitGate
+from guard.runtime import configured_judges
+from guard.settings import GuardSettings, load_settings
+
+__all__ = ["bench_app", "register"]
+
+T = TypeVar("T")
+
+console = Console()
+errors = Console(stderr=True)
+log = logging.getLogger(__name__)
+
+bench_app = typer.Typer(
+    help="Replay ThinkingBox-Bench v1.0 with and without the guard and report the lift.",
+    invoke_without_command=True,
+)
+
+Data = Annotated[
+    Path | None, typer.Option("--data", help="A thinkingbox-data checkout (dataset/, servers/).")
+]
+
+
+def _fail(message: str) -> typer.Exit:
+    errors.print(f"[red]error:[/red] {message}")
+    return typer.Exit(2)
+
+
+def _run(work: Coroutine[Any, Any, T]) -> T:
+    try:
+        return asyncio.run(work)
+    except (BenchmarkError, GuardError) as exc:
+        raise _fail(str(exc)) from None
+
+
+def _guard_settings(path: Path | None) -> GuardSettings:
+    defaults = {"commit": {"reap_interval_s": 3600.0, "idle_timeout_s": 3600.0}}
+    if path is None:
+        return GuardSettings.model_validate(defaults)
+    try:
+        return load_settings(path)
+    except GuardError as exc:
+        raise _fail(exc.message) from None
+
+
+def _agent(
+    name: str,
+    tasks: TaskSet,
+    trajectories: Path | None,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str,
+    user_model: str | None,
+    faults: str | None,
+    repair: float,
+) -> Agent:
+    if name == "replay":
+        from benchmark.agents.replay import ReplayAgent
+
+        if trajectories is None:
+            return ReplayAgent.golden(tasks.tasks)
+        agent = ReplayAgent.from_trajectories(read_trajectories(trajectories))
+        missing = sorted({task.id for task in tasks.tasks} - agent.tasks)
+        if missing:
+            raise BenchmarkError(
+                f"{trajectories} has no trajectory for {len(missing)} selected task(s), e.g. {missing[0]}; "
+                "select tasks with --tasks or --limit"
+            )
+        return agent
+    if name == "simulated":
+        from benchmark.agents.simulated import FaultRates, SimulatedAgent
+
+        golden = {
+            task.id: [(call.tool, dict(call.arguments)) for call in task.golden] for task in tasks.tasks
+        }
+        rates = FaultRates.parse(faults) if faults else FaultRates()
+        return SimulatedAgent(golden, rates, repair=repair)
+    if name == "openai":
+        from benchmark.agents.openai import build_openai_agent
+
+        if not model:
+            raise BenchmarkError("--agent openai needs --model (and --base-url for a non-OpenAI endpoint)")
+        return build_openai_agent(
+            model=model,
+            base_url=base_url or "https://api.openai.com/v1",
+            api_key=os.environ.get(api_key_env, ""),
+            user_model=user_model or model,
+        )
+    raise BenchmarkError(f"unknown agent {name!r}: use replay, simulated or openai")
+
+
+def _rubric_judge(model: str | None, base_url: str | None, api_key_env: str) -> Any:
+    if not model:
+        return None
+    from judges.rubric import OpenAIChat, RubricJudge
+
+    chat = OpenAIChat(base_url or "https://api.openai.com/v1", model, api_key=os.environ.get(api_key_env, ""))
+    return RubricJudge(chat)
+
+
+def _summary_table(summary: RunSummary, out: Path) -> Table:
+    table = Table("arm", "passed", "finished", "pass rate", title=f"guard bench → {out}")
+    for arm in sorted(summary.finished):
+        done = summary.finished[arm]
+        passed = summary.passed.get(arm, 0)
+        table.add_row(arm, str(passed), str(done), f"{passed / done:.1%}" if done else "-")
+    return table
+
+
+@bench_app.callback()
+def bench(
+    ctx: typer.Context,
+    data: Data = None,
+    domain: Annotated[str | None, typer.Option(help="One domain (default: all in the task list).")] = None,
+    tasks_file: Annotated[
+        Path | None, typer.Option("--tasks", help="A task list YAML (default: canonical).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N tasks.")] = None,
+    trials: Annotated[int, typer.Option(min=1, help="Trials per task and arm (k).")] = 1,
+    arms: Annotated[str, typer.Option(help="Comma-separated: baseline, guarded.")] = "baseline,guarded",
+    agent: Annotated[str, typer.Option(help="replay | simulated | openai")] = "replay",
+    trajectories: Annotated[Path | None, typer.Option(help="Trajectory file for --agent replay.")] = None,
+    fault_rate: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
+    ] = 0.0,
+    concurrency: Annotated[int, typer.Option(min=1, help="Trials run at once.")] = 4,
+    seed: Annotated[int, typer.Option(help="Seeds trials, faults and arm order.")] = 0,
+    out: Annotated[Path | None, typer.Option(help="Results file (JSONL); rerun with it to resume.")] = None,
+    db: Annotated[
+        str | None, typer.Option(help="Database for the worlds (default: SQLite in memory).")
+    ] = None,
+    guard_config: Annotated[
+        Path | None, typer.Option(help="Settings of the guard in the guarded arm.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="--agent openai: the model.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="--agent openai: an OpenAI-compatible endpoint.")
+    ] = None,
+    api_key_env: Annotated[
+        str, typer.Option(help="Environment variable that holds the API key.")
+    ] = "OPENAI_API_KEY",
+    user_model: Annotated[
+        str | None, typer.Option(help="Model of the simulated user (default: --model).")
+    ] = None,
+    judge_model: Annotated[str | None, typer.Option(help="Model that answers the yes/no rubrics.")] = None,
+    faults: Annotated[
+        str | None, typer.Option(help="--agent simulated: fault rates, e.g. wrong_value=0.1")
+    ] = None,
+    repair: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="--agent simulated: repair probability.")
+    ] = 0.5,
+    quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
+) -> None:
+    """Run tasks × trials × arms and write one result per trial (see `guard report`)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if data is None:
+        raise _fail("--data DIR is required: a thinkingbox-data checkout")
+    if out is None:
+        raise _fail("--out results.jsonl is required (rerun with the same file to resume)")
+    chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
+    if (
+        not chosen
+        or any(arm not in ("baseline", "guarded") for arm in chosen)
+        or len(set(chosen)) != len(chosen)
+    ):
+        raise _fail(f"--arms must name baseline and/or guarded once each, not {arms!r}")
+    settings = _guard_settings(guard_config)
+
+    data_dir = data
+    results = out
+
+    async def work() -> RunSummary:
+        task_set = load_tasks(data_dir, domain=domain, tasks_file=tasks_file, limit=limit)
+        if not task_set.tasks:
+            raise BenchmarkError("no tasks selected")
+        chosen_agent = _agent(
+            agent, task_set, trajectories, model, base_url, api_key_env, user_model, faults, repair
+        )
+        domains = sorted({task.domain for task in task_set.tasks})
+        from benchmark.domains import get_domain
+
+        gates = {
+            name: CommitGate(configured_judges(settings, get_domain(name).judges), judge_timeout_s=5.0)
+            for name in domains
+        }
+        context = TrialContext(
+            data_dir=data_dir,
+            agent=chosen_agent,
+            settings=settings,
+            gates=gates,
+            scenarios={name: load_scenario(data_dir, name) for name in domains},
+            fault_rate=fault_rate,
+            db_url=db,
+            rubric=_rubric_judge(judge_model, base_url, api_key_env),
+            data_ref=str(task_set.provenance),
+            task_set_hash=task_set.content_hash,
+        )
+        options = RunOptions(trials=trials, arms=chosen, seed=seed, concurrency=concurrency, out=results)  # type: ignore[arg-type]
+        progress = Progress(
+            TextColumn("[bold]guard bench[/bold]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[rate]:.1f} trials/s"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=errors,
+            disable=quiet or not sys.stderr.isatty(),
+        )
+        bar = progress.add_task("trials", total=None, rate=0.0)
+        clock = asyncio.get_running_loop().time
+        started = clock()
+        ran = 0
+
+        def planned(total: int, skipped: int) -> None:
+            progress.update(bar, total=total, completed=skipped)
+            if skipped:
+                errors.print(f"resuming {out}: {skipped} of {total} trials already done")
+
+        def finished(result: TrialResult) -> None:
+            nonlocal ran
+            ran += 1
+            progress.update(bar, advance=1, rate=ran / max(clock() - started, 1e-9))
+
+        try:
+            with progress:
+                return await run(task_set, context, options, on_result=finished, on_planned=planned)
+        finally:
+            for gate in gates.values():
+                gate.close()
+
+    summary = _run(work())
+    console.print(_summary_table(summary, out))
+    console.print(
+        f"{summary.ran} trials in {summary.seconds:.1f} s: {summary.throughput:.1f} trials/s"
+        + (f"; {summary.skipped} already done" if summary.skipped else "")
+    )
+    if summary.system_errors:
+        console.print(
+            f"[yellow]{summary.system_errors} system error(s)[/yellow] (not counted; in {errors_path(out)}); "
+            "rerun the same command to retry them"
+        )
+    console.print(f"report: guard report {out}")
+
+
+@bench_app.command("serve")
+def serve(
+    task: Annotated[str, typer.Option(help="The task, <file>.py:<test>.")],
+    data: Data = None,
+    guarded: Annotated[bool, typer.Option("--guarded", help="Put the guard in front of the tools.")] = False,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    db: Annotated[
+        str | None, typer.Option(help="A PostgreSQL URL for the world (default: a SQLite file).")
+    ] = None,
+    guard_config: Annotated[Path | None, typer.Option(help="Settings of the guard (with --guarded).")] = None,
+) -> None:
+    """Serve one task's world over MCP (streamable HTTP) for any agent; POST /bench/grade grades it."""
+    import uvicorn
+
+    from benchmark.serve import serve_task
+
+    if data is None:
+        raise _fail("--data DIR is required: a thinkingbox-data checkout")
+    settings = _guard_settings(guard_config)
+    data_dir = data
+
+    async def work() -> None:
+        chosen = load_task(data_dir, task)
+        async with serve_task(chosen, data_dir=data_dir, guarded=guarded, settings=settings, db=db) as app:
+            errors.print(
+                f"{chosen.id} ({'guarded' if guarded else 'no guard'}): MCP at http://{host}:{port}/mcp, "
+                f"grade with POST http://{host}:{port}/bench/grade"
+            )
+            await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
+
+    _run(work())
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``bench`` (with ``bench serve``) and ``report`` to the ``guard`` command."""
+    app.add_typer(bench_app, name="bench")
+    try:
+        from benchmark.report.command import report
+    except ImportError as exc:
+        log.debug("guard report is not available: %s", exc)
+        return
+    app.command("report")(report)
