@@ -19,13 +19,10 @@ from sqlalchemy.exc import SQLAlchemyError
 from benchmark.domains.store import DuplicateKey
 from guard.errors import PreconditionFailed, ToolError
 
-__all__ = ["SCENARIO_NOW", "VIOLATION_TIME", "content_id", "reference_errors"]
+__all__ = ["SCENARIO_NOW", "content_id", "reference_errors"]
 
 SCENARIO_NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
 """The scenario's "now" (no insurance tool reads a clock)."""
-
-VIOLATION_TIME = "2025-10-01T13:00:05Z"
-"""The frozen time of a ticket-status violation row (the Zendesk create time)."""
 
 
 def content_id(prefix: str, seed: str, length: int) -> str:

@@ -11,7 +11,6 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
-from benchmark.domains.auto_insurance.common import VIOLATION_TIME
 from benchmark.domains.base import TableDef, envelope_error_text, sql_table
 from benchmark.domains.knowledge import documents_table
 from benchmark.domains.zendesk import ALL_COMPARATORS, ZendeskVariant, zendesk_toolset
@@ -39,8 +38,9 @@ _violations = sql_table(VIOLATIONS, metadata)
 async def _record_status_violation(conn: AsyncConnection, ticket: dict[str, Any]) -> None:
     """Write ``VIOLATION-<n+1>`` for a ticket created with a status other than ``open``.
 
-    It runs after the ticket row is written; if the id is taken, the call
-    fails and the ticket stays (the reference's partial write).
+    It runs after the ticket row is written and is stamped with the Zendesk
+    create time; if the id is taken, the call fails and the ticket stays (the
+    reference's partial write).
     """
     if ticket["status"] == TicketStatus.OPEN.value:
         return
@@ -49,7 +49,7 @@ async def _record_status_violation(conn: AsyncConnection, ticket: dict[str, Any]
         id=f"VIOLATION-{count + 1}",
         ticket_id=ticket["id"],
         created_status=ticket["status"],
-        created_at=VIOLATION_TIME,
+        created_at=ZENDESK.created_at,
     ).model_dump(mode="json")
     try:
         await store.insert_row(conn, _violations, row)
