@@ -31,12 +31,12 @@ class AccountArgs(BaseModel):
 class AccountDetailsOut(BaseModel):
     billing_account_id: str
     policy_id: str
-    status: str
+    status: m.BillingAccountStatus
     monthly_payment: int
     past_due_amount: int
     current_due_date: str
     payment_received: bool
-    arrangement_type: str
+    arrangement_type: m.ArrangementType
 
 
 class ArrangementHistoryOut(BaseModel):
@@ -59,7 +59,7 @@ class ArrangementOut(BaseModel):
 
 class ResetOut(BaseModel):
     billing_account_id: str
-    status: str
+    status: m.BillingAccountStatus
 
 
 async def _account(ctx: ToolContext, policy_id: str) -> dict[str, Any]:
@@ -137,12 +137,12 @@ async def billing_reset_account_status(ctx: ToolContext, args: AccountArgs) -> R
     """Set the account back to Current after payment: no past-due amount, no arrangement or installments."""
     with reference_errors():
         account = await _account(ctx, args.policy_id)
-        status = m.BillingAccountStatus.CURRENT.value
+        status = m.BillingAccountStatus.CURRENT
         await _change(
             ctx,
             account,
             {
-                "status": status,
+                "status": status.value,
                 "past_due_amount": 0,
                 "arrangement_type": m.ArrangementType.NONE.value,
                 "new_due_date": None,
