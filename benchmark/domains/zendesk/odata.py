@@ -460,9 +460,7 @@ _COMPARE: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def evaluate(
-    node: _Node, row: Mapping[str, Any], comparators: frozenset[str] = BASE_COMPARATORS
-) -> bool:
+def evaluate(node: _Node, row: Mapping[str, Any], comparators: frozenset[str] = BASE_COMPARATORS) -> bool:
     """Whether ``row`` passes the filter, by the reference's rules (see the module docstring).
 
     A comparison whose comparator is not in ``comparators`` counts as true.
