@@ -6,8 +6,8 @@ A metric is the mean of its column; its interval is a percentile bootstrap
 over tasks (:mod:`benchmark.metrics.bootstrap`), with one resample of tasks
 serving both arms, so the interval of a lift is a paired bootstrap. Each
 scope (all tasks, each domain) draws from its own generator, seeded by
-``seed`` and the scope's name, so the same results and seed give the same
-numbers.
+``seed`` and the scope's task ids, so the same results and seed give the
+same numbers, and a domain that holds every task gets the overall intervals.
 """
 
 from __future__ import annotations
@@ -134,7 +134,7 @@ class _Context:
     def scope(self, name: str, tasks: Sequence[str]) -> Scope:
         rows = [self.row(task) for task in tasks]
         point = column_means(rows)
-        rng = random.Random(f"guard-report:{self.seed}:{name}")
+        rng = random.Random(f"guard-report:{self.seed}:" + "\n".join(tasks))
         resampled = resample_means(rows, resamples=self.bootstrap, rng=rng)
 
         def estimate(statistic: Callable[[Row], float], count: int | None = None) -> Estimate:

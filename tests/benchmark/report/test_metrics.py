@@ -324,3 +324,10 @@ def test_a_task_under_two_domains_is_refused() -> None:
     results = trials({"A": {"baseline": "11"}}) + trials({"A": {"guarded": "11"}}, domain="other")
     with pytest.raises(MetricsError, match="more than one domain"):
         compute(results)
+
+
+def test_a_domain_holding_every_task_has_the_overall_intervals() -> None:
+    metrics = compute(trials(HAND), bootstrap=300)
+    (domain,) = metrics.domains
+    assert domain.arms == metrics.overall.arms
+    assert domain.lift == metrics.overall.lift
