@@ -7,6 +7,7 @@ from typing import Any, cast
 
 import mcp_types as types
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from benchmark.agents.base import ToolInfo, ToolResult
 
@@ -15,6 +16,10 @@ __all__ = ["McpChannel"]
 
 class McpChannel:
     """Tools listed once from an MCP server, called through the same client.
+
+    A call the server refuses with a JSON-RPC error is answered to the agent
+    as an error result (models read those and recover) and kept in
+    ``protocol_errors`` for the runner.
 
     ``meta`` is sent with every call (the runner names the guard transaction
     there); ``hidden`` names tools the agent must not see (the commit tool in
@@ -30,6 +35,7 @@ class McpChannel:
         self._tools: list[ToolInfo] = []
         self.calls = 0
         self.errors = 0
+        self.protocol_errors: list[tuple[int, str]] = []
 
     async def open(self) -> McpChannel:
         listed = await self._client.list_tools()
@@ -53,8 +59,14 @@ class McpChannel:
         return self._commit_tool
 
     async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+        """The tool's result; a JSON-RPC error (unknown tool, refused call) comes back as an error result."""
         self.calls += 1
-        result = await self._client.call_tool(name, dict(arguments), meta=self._meta)
+        try:
+            result = await self._client.call_tool(name, dict(arguments), meta=self._meta)
+        except MCPError as exc:
+            self.errors += 1
+            self.protocol_errors.append((exc.code, exc.message))
+            return ToolResult(text=f"error {exc.code}: {exc.message}", structured=None, is_error=True)
         text = "\n".join(block.text for block in result.content if isinstance(block, types.TextContent))
         structured = result.structured_content if isinstance(result.structured_content, dict) else None
         if result.is_error:

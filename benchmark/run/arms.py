@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from mcp import Client
+from mcp_types import INTERNAL_ERROR
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from benchmark.agents.base import ToolInfo, ToolResult
@@ -77,6 +78,14 @@ class RecordingChannel:
         if result.is_error and INJECTED in result.text:
             self.surfaced_faults += 1
         return result
+
+    @property
+    def guard_failure(self) -> str | None:
+        """The first internal error the guard answered with (it counts against the guarded arm)."""
+        for code, message in self.inner.protocol_errors:
+            if code == INTERNAL_ERROR:
+                return f"guard error {code}: {message}"
+        return None
 
     @property
     def tool_calls(self) -> int:

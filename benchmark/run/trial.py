@@ -33,6 +33,13 @@ __all__ = ["TrialContext", "run_trial", "trial_seed"]
 log = logging.getLogger(__name__)
 
 
+def _leaf(exc: BaseException) -> BaseException:
+    """The first real error inside task-group wrappers (an agent's error comes out of the MCP client's)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
 def trial_seed(seed: int, task: str, trial: int) -> int:
     digest = hashlib.sha256(f"{seed}:{task}:{trial}".encode()).digest()
     return int.from_bytes(digest[:6], "big")
@@ -109,20 +116,23 @@ async def run_trial(
         scenario = context.scenarios[task.domain]
         plan = FaultPlan(context.fault_rate, tseed)
         registry = faulty_registry(domain.registry, plan)
-        async with open_world(
-            domain, task, data_dir=context.data_dir, scenario=scenario, url=context.db_url
-        ) as world, open_arm(
-            arm,
-            engine=world.engine,
-            registry=registry,
-            metadata=domain.metadata,
-            clock=FixedClock(domain.scenario_now),
-            settings=context.settings,
-            gate=context.gates.get(task.domain),
-            transaction=f"{task.test}-{arm}-{trial}",
-            plan=plan,
-            sleep_backoff=context.sleep_backoff,
-        ) as session:
+        async with (
+            open_world(
+                domain, task, data_dir=context.data_dir, scenario=scenario, url=context.db_url
+            ) as world,
+            open_arm(
+                arm,
+                engine=world.engine,
+                registry=registry,
+                metadata=domain.metadata,
+                clock=FixedClock(domain.scenario_now),
+                settings=context.settings,
+                gate=context.gates.get(task.domain),
+                transaction=f"{task.test}-{arm}-{trial}",
+                plan=plan,
+                sleep_backoff=context.sleep_backoff,
+            ) as session,
+        ):
             view = AgentTask(
                 id=task.id,
                 domain=task.domain,
@@ -162,11 +172,12 @@ async def run_trial(
         )
     except Exception as exc:
         log.exception("trial %s %s #%d failed in the harness", task.id, arm, trial)
+        cause = _leaf(exc)
         return TrialResult(
             **base,
             passed=False,
             state_passed=False,
-            system_error=f"{type(exc).__name__}: {exc}",
+            system_error=f"{type(cause).__name__}: {cause}",
             seconds=time.perf_counter() - started,
         )
 
