@@ -35,7 +35,7 @@ SCENARIO_NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
 VPN_REVOKED_AT = "2025-10-01T00:00:00Z"
 """The reference's frozen ``revoked_at`` of a revoked VPN access (2025-10-01 00:00 UTC), as stored."""
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 _DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
 
@@ -55,7 +55,7 @@ def new_id(existing: Iterable[Any], prefix: str) -> str:
     return first_unused(existing, prefix + "-{:06d}", 0)
 
 
-def require(value: T | None, name: str) -> T:
+def require(value: _T | None, name: str) -> _T:
     """``value``, an argument an action needs; missing, ``None`` or empty is refused as the reference does."""
     if not value:
         raise InvalidArguments(f"Missing required parameter: {name}")
