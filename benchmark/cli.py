@@ -191,6 +191,10 @@ def bench(
         raise _fail("--data DIR is required: a thinkingbox-data checkout")
     if out is None:
         raise _fail("--out results.jsonl is required (rerun with the same file to resume)")
+    from benchmark.domains import domain_names
+
+    if domain is not None and domain not in domain_names():
+        raise _fail(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
     chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
     if (
         not chosen

@@ -88,7 +88,8 @@ class TrialResult(_Record):
     domain: str
     arm: Arm
     trial: int = Field(ge=0)
-    seed: int
+    seed: int = Field(description="The trial's own seed, derived from run_seed, task and trial.")
+    run_seed: int = Field(0, description="The run's --seed.")
     agent: str
     trajectory: str | None = None
     passed: bool

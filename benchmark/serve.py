@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.routing import Route
 
 from benchmark.dataset import Task, load_scenario
@@ -54,7 +54,7 @@ def _plain_app(world: World, domain: Domain, data_dir: Path) -> FastAPI:
 
     app = FastAPI(title=f"{domain.name} (no guard)", lifespan=lifespan)
     app.router.routes.append(
-        Route("/mcp", endpoint=sessions.handle_request, methods=["GET", "POST", "DELETE"])
+        Route("/mcp", endpoint=StreamableHTTPASGIApp(sessions), methods=["GET", "POST", "DELETE"])
     )
     return app
 

@@ -107,6 +107,7 @@ async def run_trial(
         "arm": arm,
         "trial": trial,
         "seed": tseed,
+        "run_seed": seed,
         "agent": context.agent.name,
         "data_ref": context.data_ref,
         "task_set_hash": context.task_set_hash,

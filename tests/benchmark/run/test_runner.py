@@ -28,7 +28,9 @@ def gate() -> Iterator[CommitGate]:
     gate.close()
 
 
-def context(data_dir: Path, tasks: TaskSet, gate: CommitGate, agent: Any = None, **options: Any) -> TrialContext:
+def context(
+    data_dir: Path, tasks: TaskSet, gate: CommitGate, agent: Any = None, **options: Any
+) -> TrialContext:
     return TrialContext(
         data_dir=data_dir,
         agent=agent or ReplayAgent.golden(tasks.tasks),
@@ -49,11 +51,15 @@ def stripped(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-async def test_every_retail_golden_passes_in_both_arms(data_dir: Path, gate: CommitGate, tmp_path: Path) -> None:
+async def test_every_retail_golden_passes_in_both_arms(
+    data_dir: Path, gate: CommitGate, tmp_path: Path
+) -> None:
     """The guard never blocks a correct trajectory: 98/98 in both arms."""
     tasks = load_tasks(data_dir, domain=RETAIL)
     out = tmp_path / "r.jsonl"
-    summary = await run(tasks, context(data_dir, tasks, gate), RunOptions(1, ("baseline", "guarded"), 0, 4, out))
+    summary = await run(
+        tasks, context(data_dir, tasks, gate), RunOptions(1, ("baseline", "guarded"), 0, 4, out)
+    )
     assert summary.system_errors == 0
     assert summary.passed == {"baseline": 98, "guarded": 98}
     results = read_results(out)
@@ -68,7 +74,11 @@ async def test_faults_are_the_same_in_both_arms_and_the_guard_recovers_them(
 ) -> None:
     tasks = load_tasks(data_dir, domain=RETAIL, limit=12)
     out = tmp_path / "f.jsonl"
-    await run(tasks, context(data_dir, tasks, gate, fault_rate=0.3), RunOptions(2, ("baseline", "guarded"), 7, 4, out))
+    await run(
+        tasks,
+        context(data_dir, tasks, gate, fault_rate=0.3),
+        RunOptions(2, ("baseline", "guarded"), 7, 4, out),
+    )
     results = {(r.task, r.trial, r.arm): r for r in read_results(out)}
     surfaced_baseline = 0
     for task in tasks.tasks:
@@ -98,24 +108,32 @@ def test_fault_draws_depend_on_call_and_attempt_only() -> None:
     assert FaultPlan(0.0, 42).draw() is None
 
 
-async def test_an_interrupted_run_resumes_to_the_same_file(data_dir: Path, gate: CommitGate, tmp_path: Path) -> None:
+async def test_an_interrupted_run_resumes_to_the_same_file(
+    data_dir: Path, gate: CommitGate, tmp_path: Path
+) -> None:
     tasks = load_tasks(data_dir, domain=RETAIL, limit=6)
     options = {"fault_rate": 0.2}
     whole = tmp_path / "whole.jsonl"
-    await run(tasks, context(data_dir, tasks, gate, **options), RunOptions(2, ("baseline", "guarded"), 3, 2, whole))
+    await run(
+        tasks, context(data_dir, tasks, gate, **options), RunOptions(2, ("baseline", "guarded"), 3, 2, whole)
+    )
     resumed = tmp_path / "resumed.jsonl"
     lines = whole.read_text().splitlines()
     random.Random(1).shuffle(lines)
     resumed.write_text("\n".join(lines[:9]) + "\n")
     summary = await run(
-        tasks, context(data_dir, tasks, gate, **options), RunOptions(2, ("baseline", "guarded"), 3, 2, resumed)
+        tasks,
+        context(data_dir, tasks, gate, **options),
+        RunOptions(2, ("baseline", "guarded"), 3, 2, resumed),
     )
     assert summary.skipped == 9
     assert summary.ran == len(lines) - 9
     assert stripped(resumed) == stripped(whole)
 
 
-async def test_a_results_file_of_another_run_is_refused(data_dir: Path, gate: CommitGate, tmp_path: Path) -> None:
+async def test_a_results_file_of_another_run_is_refused(
+    data_dir: Path, gate: CommitGate, tmp_path: Path
+) -> None:
     from benchmark.errors import BenchmarkError
 
     tasks = load_tasks(data_dir, domain=RETAIL, limit=1)
@@ -146,13 +164,17 @@ async def test_system_errors_are_apart_and_rerun(data_dir: Path, gate: CommitGat
     tasks = load_tasks(data_dir, domain=RETAIL, limit=2)
     agent = Flaky(list(tasks.tasks))
     out = tmp_path / "s.jsonl"
-    first = await run(tasks, context(data_dir, tasks, gate, agent), RunOptions(1, ("baseline", "guarded"), 0, 2, out))
+    first = await run(
+        tasks, context(data_dir, tasks, gate, agent), RunOptions(1, ("baseline", "guarded"), 0, 2, out)
+    )
     assert first.system_errors == 4
     assert first.finished == {}
     errors = [json.loads(line) for line in errors_path(out).read_text().splitlines()]
     assert len(errors) == 4
     assert all("ConnectionError: model endpoint unreachable" in e["system_error"] for e in errors)
-    second = await run(tasks, context(data_dir, tasks, gate, agent), RunOptions(1, ("baseline", "guarded"), 0, 2, out))
+    second = await run(
+        tasks, context(data_dir, tasks, gate, agent), RunOptions(1, ("baseline", "guarded"), 0, 2, out)
+    )
     assert second.ran == 4
     assert second.system_errors == 0
     final = read_results(out)

@@ -1,0 +1,54 @@
+"""`guard bench` on the command line: a run, a resumed run, and bad options."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+
+def guard(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "guard", *args], capture_output=True, text=True, timeout=600, check=False
+    )
+
+
+def test_bench_runs_resumes_and_reports(data_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.jsonl"
+    common = ["bench", "--data", str(data_dir), "--domain", "sandbox_external_retail", "--limit", "3"]
+    first = guard(*common, "--trials", "1", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "6 trials in" in first.stdout
+    assert "trials/s" in first.stdout
+    second = guard(*common, "--trials", "2", "--out", str(out))
+    assert second.returncode == 0, second.stderr
+    assert "resuming" in second.stderr
+    assert "6 already done" in second.stdout
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(records) == 12
+    assert all(r["passed"] for r in records)
+    report = guard("report", str(out), "--json")
+    assert report.returncode == 0, report.stderr
+    metrics = json.loads(report.stdout)
+    assert set(metrics["arms"]) == {"baseline", "guarded"}
+
+
+def test_bad_options_are_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
+    out = str(tmp_path / "r.jsonl")
+    cases = [
+        (["bench", "--data", str(data_dir), "--out", out, "--arms", "baseline,sideways"], "--arms must name"),
+        (["bench", "--data", str(data_dir)], "--out results.jsonl is required"),
+        (["bench", "--out", out], "--data DIR is required"),
+        (
+            ["bench", "--data", str(data_dir), "--out", out, "--agent", "psychic", "--limit", "1"],
+            "unknown agent",
+        ),
+        (["bench", "--data", str(tmp_path), "--out", out], "error: "),
+        (["bench", "--data", str(data_dir), "--out", out, "--domain", "nope"], "unknown domain 'nope'"),
+    ]
+    for args, message in cases:
+        done = guard(*args)
+        assert done.returncode == 2, (args, done.stdout, done.stderr)
+        assert message in done.stderr, (args, done.stderr)
+        assert "Traceback" not in done.stderr
