@@ -8,8 +8,9 @@ hint or evidence names
   the call's structured result, where a created record's new id shows up)
   called ``id`` or ``…_id`` / ``…_ref`` / ``…reference`` / ``…number``, or
   any id-shaped string (``ORD-10000020``). A key that is digits only
-  (``"20"``) must appear as an evidence value, since a bare number in a
-  sentence names nothing in particular;
+  (``"20"``) must be the value of a key-like evidence field (``key``,
+  ``id``, ``…_id``, ``duplicate_of``): a bare number in a sentence, or a
+  trace index in the evidence, names no record;
 * the call's tool (the failed-write and no-effect judges name tools); or,
   for a ``wrong_value`` fault,
 * the mutated field together with the wrong value (``status 'solved'``).
@@ -33,6 +34,7 @@ __all__ = ["Markers", "finding_tokens", "markers_of", "points_at"]
 
 _KEY_NAME = re.compile(r"(?:^|_)(?:id|ids|ref|reference|number)$", re.IGNORECASE)
 _ID_SHAPE = re.compile(r"^[A-Za-z]{2,}[-_]?\d{2,}[A-Za-z0-9-]*$")
+_EVIDENCE_KEY = re.compile(r"(?:^|_)(?:key|keys|id|ids|of)$", re.IGNORECASE)
 _TOKEN = re.compile(r"[\w@.+:-]+")
 _TRIM = ".:-+"
 
@@ -71,36 +73,39 @@ def markers_of(
 
 
 def finding_tokens(finding: Mapping[str, Any]) -> tuple[frozenset[str], frozenset[str]]:
-    """(words of the whole finding, scalar values of its evidence) as text."""
-    evidence = frozenset(_scalars(finding.get("evidence")))
+    """(words of the whole finding, values of its key-like evidence fields) as text."""
+    evidence = list(_scalars(finding.get("evidence")))
+    values = {value for _, value in evidence}
     words: set[str] = set()
-    for text in (finding.get("message"), finding.get("hint"), *evidence):
+    for text in (finding.get("message"), finding.get("hint"), *values):
         if isinstance(text, str):
             words.update(word.strip(_TRIM) for word in _TOKEN.findall(text))
     words.discard("")
-    return frozenset(words | evidence), evidence
+    keys = frozenset(value for name, value in evidence if _EVIDENCE_KEY.search(name))
+    return frozenset(words | values), keys
 
 
 def points_at(finding: Mapping[str, Any], markers: Markers) -> bool:
     """Whether ``finding`` names one of ``markers`` (see the module docstring)."""
-    words, evidence = finding_tokens(finding)
+    words, keyed = finding_tokens(finding)
     for key in markers.keys:
-        if key in (evidence if key.isdigit() else words):
+        if key in (keyed if key.isdigit() else words):
             return True
     if markers.tools & words:
         return True
     return markers.field is not None and markers.value is not None and {markers.field, markers.value} <= words
 
 
-def _scalars(value: Any) -> Iterator[str]:
+def _scalars(value: Any, name: str = "") -> Iterator[tuple[str, str]]:
+    """Every scalar in ``value`` with the name of the field that holds it (a list's, for its items)."""
     if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _scalars(item)
+        for key, item in value.items():
+            yield from _scalars(item, str(key))
     elif isinstance(value, (list, tuple)):
         for item in value:
-            yield from _scalars(item)
+            yield from _scalars(item, name)
     elif value is not None:
-        yield _text(value)
+        yield name, _text(value)
 
 
 def _text(value: Any) -> str:

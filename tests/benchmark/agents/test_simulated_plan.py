@@ -204,6 +204,14 @@ def test_a_bare_number_in_a_sentence_names_nothing() -> None:
     assert points_at({"message": "x", "evidence": {"key": "2"}}, markers_of([Call("t", {"id": 2})]))
 
 
+def test_a_number_in_evidence_names_a_record_only_under_a_key_like_field() -> None:
+    create = markers_of([Call("create_ticket", {"assignee_id": "2", "subject": "x"})])
+    failed = {"message": "write update_ticket failed", "evidence": {"tool": "update_ticket", "call": 2}}
+    assert not points_at(failed, create)
+    assert points_at({"message": "x", "evidence": {"duplicate_of": "2"}}, create)
+    assert points_at({"message": "x", "evidence": {"records": [{"order_id": 2}]}}, create)
+
+
 def test_id_shaped_values_and_result_keys_count_anywhere() -> None:
     create = Call("create_ticket", {"order_id": "ORD-10000020", "subject": "x"})
     assert points_at({"message": "order ORD-10000020 has an open exception"}, markers_of([create]))
