@@ -3,7 +3,7 @@
 from benchmark.agents.base import Agent, AgentOutcome, AgentTask, ToolChannel, ToolInfo, ToolResult
 from benchmark.agents.channel import McpChannel
 from benchmark.agents.commit import CommitReply, read_commit
-from benchmark.agents.errors import AgentError, ModelCallError, UserSimulatorError
+from benchmark.agents.errors import AgentError, FaultRatesError, ModelCallError, UserSimulatorError
 from benchmark.agents.openai import OpenAIAgent, build_openai_agent
 from benchmark.agents.replay import ReplayAgent, Script
 from benchmark.agents.retry import RetryingChat
@@ -18,6 +18,7 @@ __all__ = [
     "CommitReply",
     "FaultClass",
     "FaultRates",
+    "FaultRatesError",
     "McpChannel",
     "ModelCallError",
     "OpenAIAgent",

@@ -6,6 +6,8 @@ failure of the agent: :class:`ModelCallError` says which model (the agent's
 or the user simulator's), the HTTP status when there was one, and the
 error's class (``rate_limited``, ``transient``, ``invalid_arguments``, ...).
 A user simulator that gave no usable reply is a :class:`UserSimulatorError`.
+A fault-rate list that does not parse is a :class:`FaultRatesError`, which
+is also a ``ValueError``.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Literal
 
 from benchmark.errors import BenchmarkError
 
-__all__ = ["AgentError", "ModelCallError", "Role", "UserSimulatorError"]
+__all__ = ["AgentError", "FaultRatesError", "ModelCallError", "Role", "UserSimulatorError"]
 
 Role = Literal["agent", "user"]
 
@@ -49,3 +51,7 @@ class UserSimulatorError(AgentError):
     def __init__(self, message: str, *, task: str | None = None) -> None:
         super().__init__(f"task {task}: {message}" if task else message)
         self.task = task
+
+
+class FaultRatesError(BenchmarkError, ValueError):
+    """The simulated agent's fault rates are malformed (an unknown class, a rate outside 0..1)."""

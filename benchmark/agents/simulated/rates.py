@@ -30,6 +30,8 @@ import math
 from dataclasses import dataclass, fields, replace
 from enum import StrEnum
 
+from benchmark.agents.errors import FaultRatesError
+
 __all__ = ["FaultClass", "FaultRates"]
 
 
@@ -55,9 +57,9 @@ class FaultRates:
         for item in fields(self):
             value = getattr(self, item.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
-                raise ValueError(f"fault rate {item.name} must be a number, got {value!r}")
+                raise FaultRatesError(f"fault rate {item.name} must be a number, got {value!r}")
             if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-                raise ValueError(f"fault rate {item.name} must be between 0 and 1, got {value!r}")
+                raise FaultRatesError(f"fault rate {item.name} must be between 0 and 1, got {value!r}")
 
     @classmethod
     def zero(cls) -> FaultRates:
@@ -68,7 +70,8 @@ class FaultRates:
     def parse(cls, text: str, *, base: FaultRates | None = None) -> FaultRates:
         """Rates from ``"0.1"`` or ``"wrong_value=0.1,give-up=1"``, applied over ``base`` (the defaults).
 
-        A bad item is a :class:`ValueError` naming it and the known classes.
+        A bad item is a :class:`~benchmark.agents.errors.FaultRatesError` (a
+        ``ValueError``) naming it and the known classes.
         """
         rates = base if base is not None else cls()
         known = ", ".join(kind.value for kind in FaultClass)
@@ -83,7 +86,7 @@ class FaultRates:
                 continue
             key = name.strip().replace("-", "_").lower()
             if key not in FaultClass.__members__.values():
-                raise ValueError(f"unknown fault class {name.strip()!r} in {item!r} (known: {known})")
+                raise FaultRatesError(f"unknown fault class {name.strip()!r} in {item!r} (known: {known})")
             rates = replace(rates, **{key: value})
         return rates
 
@@ -99,7 +102,7 @@ def _number(text: str, item: str) -> float:
     try:
         value = float(text.strip())
     except ValueError:
-        raise ValueError(f"fault rate {item!r}: {text.strip()!r} is not a number") from None
+        raise FaultRatesError(f"fault rate {item!r}: {text.strip()!r} is not a number") from None
     if not (math.isfinite(value) and 0.0 <= value <= 1.0):
-        raise ValueError(f"fault rate {item!r}: must be between 0 and 1")
+        raise FaultRatesError(f"fault rate {item!r}: must be between 0 and 1")
     return value

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from benchmark.agents import FaultRatesError
 from benchmark.agents.simulated import FaultClass, FaultRates
+from benchmark.errors import BenchmarkError
 
 
 def test_defaults_are_documented_values() -> None:
@@ -36,9 +38,11 @@ def test_the_text_form_parses_back() -> None:
         ("give_up=nan", "between 0 and 1"),
     ],
 )
-def test_bad_items_are_value_errors_that_name_them(text: str, message: str) -> None:
-    with pytest.raises(ValueError, match=message):
+def test_bad_items_are_errors_that_name_them(text: str, message: str) -> None:
+    with pytest.raises(FaultRatesError, match=message) as caught:
         FaultRates.parse(text)
+    assert isinstance(caught.value, ValueError)
+    assert isinstance(caught.value, BenchmarkError)
 
 
 def test_a_rate_out_of_range_is_refused_at_construction() -> None:
