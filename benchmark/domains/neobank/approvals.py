@@ -22,10 +22,9 @@ from benchmark.domains import store
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import (
     employee_by_email,
-    next_id,
+    insert_counted,
     parse_datetime,
     reference_errors,
-    row_of,
 )
 from benchmark.domains.neobank.schema import registry, sql
 from guard.errors import InvalidArguments, NotFound
@@ -88,9 +87,11 @@ async def approval_api_create_request(
     with reference_errors("create approval request"):
         requester = await employee_by_email(ctx, requester_email, "Requester not found: {}")
         approver = await employee_by_email(ctx, approver_email, "Approver not found: {}")
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "approval_requests",
+            "APR-{:08d}",
             m.ApprovalRequest,
-            id=await next_id(ctx, "approval_requests", "APR-{:08d}"),
             request_type=request_type,
             requester_id=requester["id"],
             approver_id=approver["id"],
@@ -99,7 +100,6 @@ async def approval_api_create_request(
             details=details,
             ticket_id=ticket_id,
         )
-        await store.insert_row(ctx.conn, sql["approval_requests"], row)
         return CreateRequestOut(approval_request_id=row["id"], status=row["status"])
 
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
-from benchmark.domains.neobank.common import ASSET_NOW, employee_by_email, next_id, reference_errors, row_of
+from benchmark.domains.neobank.common import ASSET_NOW, employee_by_email, insert_counted, reference_errors
 from benchmark.domains.neobank.schema import registry, sql
 from guard.errors import InvalidArguments, NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -121,15 +121,16 @@ async def asset_management_api_assign_device(
             raise PreconditionFailed(f"Asset {asset_id} is already assigned")
         if asset["condition"] == m.DeviceCondition.RETIRED.value:
             raise PreconditionFailed(f"Cannot assign retired asset: {asset_id}")
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "asset_assignments",
+            "ASN-{:08d}",
             m.AssetAssignment,
-            id=await next_id(ctx, "asset_assignments", "ASN-{:08d}"),
             asset_id=asset["id"],
             employee_id=employee["id"],
             assigned_by="system",
             is_active=True,
         )
-        await store.insert_row(ctx.conn, sql["asset_assignments"], row)
         await store.update_row(ctx.conn, sql["hardware_assets"], {"id": asset["id"]}, {"is_assigned": True})
         return AssignDeviceOut(assignment_id=row["id"], asset_id=asset["id"], employee_id=employee["id"])
 

@@ -1,4 +1,4 @@
-"""What the neobank tools share: the frozen clocks, datetime text, employee lookup and error wrapping.
+"""What the neobank tools share: frozen clocks, datetime text, employee lookup, counter ids, errors.
 
 The reference's tools do not agree on "now", and neither matches the
 prompts' 2025-10-01: device ages and retirements are measured at
@@ -28,10 +28,9 @@ __all__ = [
     "SCENARIO_NOW",
     "SECURITY_NOW",
     "employee_by_email",
-    "next_id",
+    "insert_counted",
     "parse_datetime",
     "reference_errors",
-    "row_of",
 ]
 
 ASSET_NOW = datetime(2025, 12, 17, 10, 0, tzinfo=UTC)
@@ -51,14 +50,18 @@ def parse_datetime(text: str) -> datetime:
     return _DATETIME.validate_python(text)
 
 
-def row_of(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
-    """A new row built and validated by its model, in stored (JSON) form."""
-    return model(**fields).model_dump(mode="json")
+async def insert_counted(
+    ctx: ToolContext, table: str, template: str, model: type[BaseModel], **fields: Any
+) -> dict[str, Any]:
+    """Append a new row whose id is ``template`` formatted with the table's row count + 1; returns it.
 
-
-async def next_id(ctx: ToolContext, table: str, template: str) -> str:
-    """``template`` formatted with the table's row count + 1 (the reference's counter ids)."""
-    return template.format(await store.count_rows(ctx.conn, sql[table]) + 1)
+    These are the reference's counter ids: a patched row can make the new id collide
+    (:class:`~benchmark.domains.store.DuplicateKey`, nothing written).
+    """
+    count = await store.count_rows(ctx.conn, sql[table])
+    row = model(id=template.format(count + 1), **fields).model_dump(mode="json")
+    await store.insert_row(ctx.conn, sql[table], row)
+    return row
 
 
 async def employee_by_email(ctx: ToolContext, email: str, missing: str) -> dict[str, Any]:

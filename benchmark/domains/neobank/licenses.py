@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
-from benchmark.domains.neobank.common import employee_by_email, next_id, reference_errors, row_of
+from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
 from benchmark.domains.neobank.schema import registry, sql
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -110,13 +110,14 @@ async def license_management_api_allocate_license(ctx: ToolContext, args: Alloca
             pool["total_licenses"] or 0
         ):
             raise PreconditionFailed("No licenses available in pool")
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "license_allocations",
+            "LAL-{:08d}",
             m.LicenseAllocation,
-            id=await next_id(ctx, "license_allocations", "LAL-{:08d}"),
             license_id=pool["id"],
             employee_id=employee["id"],
             allocated_by="system",
             is_active=True,
         )
-        await store.insert_row(ctx.conn, sql["license_allocations"], row)
         return AllocateOut(allocation_id=row["id"])

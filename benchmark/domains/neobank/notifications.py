@@ -13,10 +13,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark.domains import store
 from benchmark.domains.neobank import models as m
-from benchmark.domains.neobank.common import employee_by_email, next_id, reference_errors, row_of
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
+from benchmark.domains.neobank.schema import registry
 from guard.errors import PreconditionFailed
 from guard.tools import ToolContext
 
@@ -56,9 +55,11 @@ async def email_notification_api_send_notification(
             raise PreconditionFailed(
                 f"Recipient is inactive or on extended leave; notification not sent: {recipient_email}"
             )
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "email_notifications",
+            "NTF-{:08d}",
             m.EmailNotification,
-            id=await next_id(ctx, "email_notifications", "NTF-{:08d}"),
             recipient_id=recipient["id"],
             recipient_email=recipient_email,
             notification_type=notification_type,
@@ -70,5 +71,4 @@ async def email_notification_api_send_notification(
             delivery_status=m.EmailDeliveryStatus.QUEUED,
             sent_by="system",
         )
-        await store.insert_row(ctx.conn, sql["email_notifications"], row)
         return NotificationOut(notification_id=row["id"], delivery_status=m.EmailDeliveryStatus.QUEUED)

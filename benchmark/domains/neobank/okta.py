@@ -11,13 +11,13 @@ input models do.
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
-from benchmark.domains.neobank.common import employee_by_email, next_id, reference_errors, row_of
+from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
 from benchmark.domains.neobank.schema import registry, sql
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -87,23 +87,25 @@ class AddToGroupOut(BaseModel):
     membership_id: str
 
 
+async def _active_access(ctx: ToolContext, employee: dict[str, Any], app_name: str) -> dict[str, Any] | None:
+    return await store.first_row(
+        ctx.conn, sql["okta_app_access"], employee_id=employee["id"], app_name=app_name, is_active=True
+    )
+
+
 @registry.tool(write=True)
 async def okta_api_provision_access(ctx: ToolContext, args: ProvisionArgs) -> ProvisionOut:
     """Grant an employee access to an application at a level (refused if active access exists)."""
     with reference_errors():
         employee = await employee_by_email(ctx, args.email, "Employee not found in Okta directory: {}")
-        active = await store.first_row(
-            ctx.conn,
-            sql["okta_app_access"],
-            employee_id=employee["id"],
-            app_name=args.app_name,
-            is_active=True,
-        )
+        active = await _active_access(ctx, employee, args.app_name)
         if active is not None:
             raise PreconditionFailed(f"Employee already has access to this application: {args.app_name}")
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "okta_app_access",
+            "OAA-{:08d}",
             m.OktaAppAccess,
-            id=await next_id(ctx, "okta_app_access", "OAA-{:08d}"),
             employee_id=employee["id"],
             app_name=args.app_name,
             access_level=args.access_level,
@@ -112,7 +114,6 @@ async def okta_api_provision_access(ctx: ToolContext, args: ProvisionArgs) -> Pr
             is_temporary=args.is_temporary,
             expires_at=args.access_expiry_date,
         )
-        await store.insert_row(ctx.conn, sql["okta_app_access"], row)
         return ProvisionOut(app_access_id=row["id"])
 
 
@@ -121,13 +122,7 @@ async def okta_api_check_access(ctx: ToolContext, args: AccessArgs) -> CheckAcce
     """Whether an employee has active access to an application, and at which level."""
     with reference_errors():
         employee = await employee_by_email(ctx, args.email, "Employee not found: {}")
-        active = await store.first_row(
-            ctx.conn,
-            sql["okta_app_access"],
-            employee_id=employee["id"],
-            app_name=args.app_name,
-            is_active=True,
-        )
+        active = await _active_access(ctx, employee, args.app_name)
         if active is None:
             return CheckAccessOut(has_access=False)
         return CheckAccessOut(
@@ -140,13 +135,7 @@ async def okta_api_revoke_access(ctx: ToolContext, args: AccessArgs) -> RevokeOu
     """Revoke an employee's active access to an application."""
     with reference_errors():
         employee = await employee_by_email(ctx, args.email, "Employee not found: {}")
-        active = await store.first_row(
-            ctx.conn,
-            sql["okta_app_access"],
-            employee_id=employee["id"],
-            app_name=args.app_name,
-            is_active=True,
-        )
+        active = await _active_access(ctx, employee, args.app_name)
         if active is None:
             raise NotFound(f"No active access found to revoke for application: {args.app_name}")
         await store.update_row(ctx.conn, sql["okta_app_access"], {"id": active["id"]}, {"is_active": False})
@@ -180,13 +169,14 @@ async def okta_api_add_to_group(ctx: ToolContext, args: AddToGroupArgs) -> AddTo
         )
         if member is not None:
             raise PreconditionFailed(f"Employee is already a member of this group: {args.group_name}")
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "okta_group_membership",
+            "OGM-{:08d}",
             m.OktaGroupMembership,
-            id=await next_id(ctx, "okta_group_membership", "OGM-{:08d}"),
             employee_id=employee["id"],
             group_name=args.group_name,
             added_by="system",
             is_active=True,
         )
-        await store.insert_row(ctx.conn, sql["okta_group_membership"], row)
         return AddToGroupOut(membership_id=row["id"])

@@ -14,10 +14,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from benchmark.domains import store
 from benchmark.domains.neobank import models as m
-from benchmark.domains.neobank.common import employee_by_email, next_id, reference_errors, row_of
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
+from benchmark.domains.neobank.schema import registry
 from guard.errors import InvalidArguments
 from guard.tools import ToolContext
 
@@ -47,7 +46,6 @@ async def hardware_procurement_api_create_order(
     """Order hardware from the vendor (when inventory has none); returns the order id, status pending."""
     with reference_errors():
         requester = await employee_by_email(ctx, requester_email, "Requester not found: {}")
-        order_id = await next_id(ctx, "procurement_orders", "HW-ORDER-{:07d}")
         try:
             delivery = date.fromisoformat(expected_delivery_date[:10])
         except ValueError as exc:
@@ -55,9 +53,11 @@ async def hardware_procurement_api_create_order(
                 f"Invalid expected_delivery_date format: {expected_delivery_date}. "
                 "Expected YYYY-MM-DD format."
             ) from exc
-        row = row_of(
+        row = await insert_counted(
+            ctx,
+            "procurement_orders",
+            "HW-ORDER-{:07d}",
             m.ProcurementOrder,
-            id=order_id,
             device_type=device_type.value,
             device_model=device_model,
             quantity=quantity,
@@ -67,5 +67,4 @@ async def hardware_procurement_api_create_order(
             status=m.ProcurementOrderStatus.PENDING,
             expected_delivery_date=delivery,
         )
-        await store.insert_row(ctx.conn, sql["procurement_orders"], row)
-        return OrderOut(order_id=order_id, status="pending")
+        return OrderOut(order_id=row["id"], status="pending")

@@ -26,10 +26,9 @@ from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import (
     SECURITY_NOW,
     employee_by_email,
-    next_id,
+    insert_counted,
     parse_datetime,
     reference_errors,
-    row_of,
 )
 from benchmark.domains.neobank.schema import registry, sql
 from guard.errors import InvalidArguments
@@ -94,14 +93,12 @@ async def okta_security_api_execute_action(
     with reference_errors("execute security action"):
         employee = await employee_by_email(ctx, email, "Employee not found in Okta directory: {}")
         _check_operation(operation, mfa_device_id, bypass_duration_hours)
-        audit_id = await next_id(ctx, "okta_security_audit", "OSA-{:08d}")
         expires: datetime | None = None
         if operation is m.OktaSecurityOperation.SET_TEMPORARY_BYPASS and bypass_duration_hours:
             expires = SECURITY_NOW + timedelta(hours=bypass_duration_hours)
         elif bypass_expires_at:
             expires = datetime.fromisoformat(bypass_expires_at.replace("Z", "+00:00"))
         fields: dict[str, Any] = {
-            "id": audit_id,
             "employee_id": employee["id"],
             "operation": operation,
             "performed_by": "system",
@@ -115,8 +112,8 @@ async def okta_security_api_execute_action(
             fields |= {"bypass_duration_hours": bypass_duration_hours, "bypass_expires_at": expires}
         elif operation in _MFA_OPERATIONS:
             fields["mfa_device_id"] = mfa_device_id
-        await store.insert_row(ctx.conn, sql["okta_security_audit"], row_of(m.OktaSecurityAudit, **fields))
-        return ExecuteActionOut(success=True, audit_id=audit_id)
+        row = await insert_counted(ctx, "okta_security_audit", "OSA-{:08d}", m.OktaSecurityAudit, **fields)
+        return ExecuteActionOut(success=True, audit_id=row["id"])
 
 
 def _iso(text: str | None) -> str | None:

@@ -39,24 +39,6 @@ class ManagerEmailArgs(BaseModel):
     manager_email: str = Field(description="The manager's corporate email address")
 
 
-class EmployeeOut(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    employee_id: str
-    email: str
-    full_name: str
-    level: int
-    department: str
-    role: str
-    office_location: str
-    start_date: str
-    manager_id: str | None = None
-    employment_status: str
-    is_contractor: bool
-    remote_delivery_address: str | None = None
-    contract_end_date: str | None = None
-
-
 class ManagerRecord(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -73,17 +55,19 @@ class ManagerChainOut(BaseModel):
     manager_chain: list[ManagerRecord]
 
 
-class DirectReportRecord(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    employee_id: str
-    email: str
-    full_name: str
-    level: int
-    department: str
-    role: str
+class DirectReportRecord(ManagerRecord):
     office_location: str
     employment_status: str
+
+
+class EmployeeOut(ManagerRecord):
+    office_location: str
+    start_date: str
+    manager_id: str | None = None
+    employment_status: str
+    is_contractor: bool
+    remote_delivery_address: str | None = None
+    contract_end_date: str | None = None
 
 
 class OrgStructureOut(BaseModel):
