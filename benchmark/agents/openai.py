@@ -27,7 +27,8 @@ it). Tokens: the outcome's totals are the agent model's alone (what the
 system under test costs); the user simulator's are in ``notes``.
 
 ``AgentOutcome.notes``: ``stop`` (``user``, ``max_turns``, ``max_tool_calls``),
-``turns``, ``model_calls``, ``tool_calls``, ``tool_errors``,
+``turns``, ``model_calls``, ``tool_calls`` (every call the model asked for,
+bad ones and commits included), ``tool_errors``,
 ``malformed_arguments``, ``unknown_tools``, ``length_stops`` (replies cut at
 the token budget), ``reasoning_tokens``, ``user_prompt_tokens``,
 ``user_completion_tokens``, ``commit_calls``, ``commits`` (each status),
