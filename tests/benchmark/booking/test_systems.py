@@ -331,3 +331,21 @@ async def test_get_items_evaluates_ne_ge_and_le(seeded: World) -> None:
         seeded, "zendesk_get_items", {"table": "tickets", "$filter": "booking_value ge 1"}
     ) == ("Failed to parse OData filter: '>=' not supported between instances of 'NoneType' and 'int'")
     assert await ok(seeded, "zendesk_search_articles", {"query": "refund"}) == {"results": []}
+
+
+async def test_the_other_zendesk_tools_and_policy_search(seeded: World) -> None:
+    item = await ok(seeded, "zendesk_get_item", {"table": "tickets", "id": "TCK-10000002"})
+    assert (item["item"]["refund_amount"], item["item"]["request_type_detail"]) == (3218.75, "request-refund")
+    assert await ok(seeded, "zendesk_delete_item", {"table": "users", "id": "USR-10000006"}) == {
+        "success": True
+    }
+    assert len(await rows(seeded, "zendesk_users")) == 5
+    tables = await ok(seeded, "zendesk_get_tables", {})
+    assert {"Name": "tickets", "DisplayName": "Tickets"} in tables["value"]
+    hits = await ok(
+        seeded,
+        "knowledge_base_search_policy",
+        {"query": "cancellation refund for a premium hotel", "max_results": 2},
+    )
+    assert len(hits["snippets"]) == 2
+    assert all(hit["text"] for hit in hits["snippets"])
