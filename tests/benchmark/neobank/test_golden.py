@@ -79,6 +79,17 @@ async def test_initial_state_is_the_seed_with_the_patch_upserted(
         assert profile["employee_id"] == "WD-100001"
 
 
+async def test_policy_search_reads_the_scenarios_sources(
+    make_neobank_world: OpenWorld, neobank_scenario: Scenario
+) -> None:
+    async with make_neobank_world(scenario=neobank_scenario) as world:
+        query = {"query": "temporary MFA bypass duration", "max_results": 2}
+        hits = (await ok(world, "knowledge_base_search_policy", query))["snippets"]
+        assert len(hits) == 2
+        assert hits[0]["source"] == "password_mfa_account_access.md"
+        assert {"source", "score", "text"} == set(hits[0])
+
+
 async def test_all_104_golden_trajectories_run_without_errors_and_hash_stably(
     neobank_tasks: list[Task], data_dir: Path
 ) -> None:
