@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import sys
+import time
 from collections.abc import Coroutine
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, TypeVar, cast
 
 import typer
 from rich.console import Console
@@ -26,15 +26,14 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from benchmark.agents.base import Agent
-from benchmark.dataset import TaskSet, load_scenario, load_task, load_tasks, read_trajectories
+from benchmark.dataset import load_task
+from benchmark.domains import domain_names
 from benchmark.errors import BenchmarkError
 from benchmark.results import TrialResult
-from benchmark.run import RunOptions, RunSummary, TrialContext, errors_path, run
+from benchmark.run import Arm, RunOptions, RunSummary, errors_path
+from benchmark.run.runner import run_spec
+from benchmark.run.setup import AgentSpec, RunSpec, guard_settings
 from guard.errors import GuardError
-from guard.gate import CommitGate
-from guard.runtime import configured_judges
-from guard.settings import GuardSettings, load_settings
 
 __all__ = ["bench_app", "register"]
 
@@ -66,71 +65,6 @@ def _run(work: Coroutine[Any, Any, T]) -> T:
         raise _fail(str(exc)) from None
 
 
-def _guard_settings(path: Path | None) -> GuardSettings:
-    defaults = {"commit": {"reap_interval_s": 3600.0, "idle_timeout_s": 3600.0}}
-    if path is None:
-        return GuardSettings.model_validate(defaults)
-    try:
-        return load_settings(path)
-    except GuardError as exc:
-        raise _fail(exc.message) from None
-
-
-def _agent(
-    name: str,
-    tasks: TaskSet,
-    trajectories: Path | None,
-    model: str | None,
-    base_url: str | None,
-    api_key_env: str,
-    user_model: str | None,
-    faults: str | None,
-    repair: float,
-) -> Agent:
-    if name == "replay":
-        from benchmark.agents.replay import ReplayAgent
-
-        if trajectories is None:
-            return ReplayAgent.golden(tasks.tasks)
-        agent = ReplayAgent.from_trajectories(read_trajectories(trajectories))
-        missing = sorted({task.id for task in tasks.tasks} - agent.tasks)
-        if missing:
-            raise BenchmarkError(
-                f"{trajectories} has no trajectory for {len(missing)} selected task(s), e.g. {missing[0]}; "
-                "select tasks with --tasks or --limit"
-            )
-        return agent
-    if name == "simulated":
-        from benchmark.agents.simulated import FaultRates, SimulatedAgent
-
-        golden = {
-            task.id: [(call.tool, dict(call.arguments)) for call in task.golden] for task in tasks.tasks
-        }
-        rates = FaultRates.parse(faults) if faults else FaultRates()
-        return SimulatedAgent(golden, rates, repair=repair)
-    if name == "openai":
-        from benchmark.agents.openai import build_openai_agent
-
-        if not model:
-            raise BenchmarkError("--agent openai needs --model (and --base-url for a non-OpenAI endpoint)")
-        return build_openai_agent(
-            model=model,
-            base_url=base_url or "https://api.openai.com/v1",
-            api_key=os.environ.get(api_key_env, ""),
-            user_model=user_model or model,
-        )
-    raise BenchmarkError(f"unknown agent {name!r}: use replay, simulated or openai")
-
-
-def _rubric_judge(model: str | None, base_url: str | None, api_key_env: str) -> Any:
-    if not model:
-        return None
-    from judges.rubric import OpenAIChat, RubricJudge
-
-    chat = OpenAIChat(base_url or "https://api.openai.com/v1", model, api_key=os.environ.get(api_key_env, ""))
-    return RubricJudge(chat)
-
-
 def _summary_table(summary: RunSummary, out: Path) -> Table:
     table = Table("arm", "passed", "finished", "pass rate", title=f"guard bench → {out}")
     for arm in sorted(summary.finished):
@@ -156,7 +90,8 @@ def bench(
     fault_rate: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
     ] = 0.0,
-    concurrency: Annotated[int, typer.Option(min=1, help="Trials run at once.")] = 4,
+    concurrency: Annotated[int, typer.Option(min=1, help="Trials run at once in each process.")] = 4,
+    workers: Annotated[int, typer.Option(min=1, help="Processes (for CPU-bound agents such as replay).")] = 1,
     seed: Annotated[int, typer.Option(help="Seeds trials, faults and arm order.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Results file (JSONL); rerun with it to resume.")] = None,
     db: Annotated[
@@ -191,8 +126,6 @@ def bench(
         raise _fail("--data DIR is required: a thinkingbox-data checkout")
     if out is None:
         raise _fail("--out results.jsonl is required (rerun with the same file to resume)")
-    from benchmark.domains import domain_names
-
     if domain is not None and domain not in domain_names():
         raise _fail(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
     chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
@@ -202,71 +135,51 @@ def bench(
         or len(set(chosen)) != len(chosen)
     ):
         raise _fail(f"--arms must name baseline and/or guarded once each, not {arms!r}")
-    settings = _guard_settings(guard_config)
+    spec = RunSpec(
+        data_dir=data,
+        domain=domain,
+        tasks_file=tasks_file,
+        limit=limit,
+        agent=AgentSpec(agent, trajectories, model, base_url, api_key_env, user_model, faults, repair),
+        guard_config=guard_config,
+        fault_rate=fault_rate,
+        db=db,
+        judge_model=judge_model,
+    )
+    options = RunOptions(
+        trials=trials,
+        arms=cast(tuple[Arm, ...], chosen),
+        seed=seed,
+        concurrency=concurrency,
+        out=out,
+        workers=workers,
+    )
+    progress = Progress(
+        TextColumn("[bold]guard bench[/bold]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:.1f} trials/s"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=errors,
+        disable=quiet or not sys.stderr.isatty(),
+    )
+    bar = progress.add_task("trials", total=None, rate=0.0)
+    started = time.perf_counter()
+    ran = 0
 
-    data_dir = data
-    results = out
+    def planned(total: int, skipped: int) -> None:
+        progress.update(bar, total=total, completed=skipped)
+        if skipped:
+            errors.print(f"resuming {out}: {skipped} of {total} trials already done")
 
-    async def work() -> RunSummary:
-        task_set = load_tasks(data_dir, domain=domain, tasks_file=tasks_file, limit=limit)
-        if not task_set.tasks:
-            raise BenchmarkError("no tasks selected")
-        chosen_agent = _agent(
-            agent, task_set, trajectories, model, base_url, api_key_env, user_model, faults, repair
-        )
-        domains = sorted({task.domain for task in task_set.tasks})
-        from benchmark.domains import get_domain
+    def finished(result: TrialResult) -> None:
+        nonlocal ran
+        ran += 1
+        progress.update(bar, advance=1, rate=ran / max(time.perf_counter() - started, 1e-9))
 
-        gates = {
-            name: CommitGate(configured_judges(settings, get_domain(name).judges), judge_timeout_s=5.0)
-            for name in domains
-        }
-        context = TrialContext(
-            data_dir=data_dir,
-            agent=chosen_agent,
-            settings=settings,
-            gates=gates,
-            scenarios={name: load_scenario(data_dir, name) for name in domains},
-            fault_rate=fault_rate,
-            db_url=db,
-            rubric=_rubric_judge(judge_model, base_url, api_key_env),
-            data_ref=str(task_set.provenance),
-            task_set_hash=task_set.content_hash,
-        )
-        options = RunOptions(trials=trials, arms=chosen, seed=seed, concurrency=concurrency, out=results)  # type: ignore[arg-type]
-        progress = Progress(
-            TextColumn("[bold]guard bench[/bold]"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[rate]:.1f} trials/s"),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=errors,
-            disable=quiet or not sys.stderr.isatty(),
-        )
-        bar = progress.add_task("trials", total=None, rate=0.0)
-        clock = asyncio.get_running_loop().time
-        started = clock()
-        ran = 0
-
-        def planned(total: int, skipped: int) -> None:
-            progress.update(bar, total=total, completed=skipped)
-            if skipped:
-                errors.print(f"resuming {out}: {skipped} of {total} trials already done")
-
-        def finished(result: TrialResult) -> None:
-            nonlocal ran
-            ran += 1
-            progress.update(bar, advance=1, rate=ran / max(clock() - started, 1e-9))
-
-        try:
-            with progress:
-                return await run(task_set, context, options, on_result=finished, on_planned=planned)
-        finally:
-            for gate in gates.values():
-                gate.close()
-
-    summary = _run(work())
+    with progress:
+        summary = _run(run_spec(spec, options, on_result=finished, on_planned=planned))
     console.print(_summary_table(summary, out))
     console.print(
         f"{summary.ran} trials in {summary.seconds:.1f} s: {summary.throughput:.1f} trials/s"
@@ -299,7 +212,10 @@ def serve(
 
     if data is None:
         raise _fail("--data DIR is required: a thinkingbox-data checkout")
-    settings = _guard_settings(guard_config)
+    try:
+        settings = guard_settings(guard_config)
+    except GuardError as exc:
+        raise _fail(exc.message) from None
     data_dir = data
 
     async def work() -> None:
