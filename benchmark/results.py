@@ -108,6 +108,9 @@ class TrialResult(_Record):
     tokens: TokenUsage = Field(default_factory=TokenUsage)
     seconds: float = 0.0
     final_message: str = ""
+    agent_notes: dict[str, Any] = Field(
+        default_factory=dict, description="What the agent reported of itself."
+    )
     guard_error: str | None = None
     system_error: str | None = None
     data_ref: str = ""

@@ -4,8 +4,9 @@
   own transaction, committed even when the tool fails (the benchmark's own
   semantics).
 * ``guarded``: the guard in front of the same tools, on the same world: one
-  transaction for the whole trial, a savepoint per call, retries of transient
-  failures, and the commit gate with the domain's judges. An agent that never
+  transaction until the agent commits (a new one if it goes on working), a
+  savepoint per call, retries of transient failures, and the commit gate with
+  the domain's judges. An agent that never
   calls the commit tool is committed for through the manager, as the admin
   API does; a commit still blocked then is rolled back.
 
@@ -97,21 +98,42 @@ class RecordingChannel:
 
 
 @dataclass
+class _Keys:
+    """The trial's transaction keys: ``<base>-0``, then a new one after each commit or rollback."""
+
+    base: str
+    number: int = 0
+
+    @property
+    def current(self) -> str:
+        return f"{self.base}-{self.number}"
+
+    def finished(self, key: str) -> None:
+        if key == self.current:
+            self.number += 1
+
+
+@dataclass
 class ArmSession:
     arm: Arm
     channel: RecordingChannel
     manager: TransactionManager | None = None
     audit: MemoryAudit | None = None
-    transaction: str = ""
+    keys: _Keys | None = None
 
     async def finish(self, final_message: str) -> list[CommitVerdict]:
-        """End the trial's transaction (guarded arm) and return every commit attempt's verdict."""
-        if self.manager is None or self.audit is None:
+        """End the trial's open transaction (guarded arm) and return every commit attempt's verdict.
+
+        An agent that never committed is committed for, as a harness does through the admin API;
+        a commit that is still blocked then is rolled back.
+        """
+        if self.manager is None or self.audit is None or self.keys is None:
             return []
-        if self.manager.live(self.transaction) is not None:
-            reply = await self.manager.commit_by_id(self.transaction, final_message, via="admin")
+        key = self.keys.current
+        if self.manager.live(key) is not None:
+            reply = await self.manager.commit_by_id(key, final_message, via="admin")
             if reply.status not in ("committed", "rolled_back"):
-                await self.manager.rollback_by_id(self.transaction, "the trial ended with a blocked commit")
+                await self.manager.rollback_by_id(key, "the trial ended with a blocked commit")
         await self.audit.flush()
         return [
             CommitVerdict(
@@ -171,14 +193,18 @@ async def open_arm(
     )
     await backend.start()
     principal = "bench-agent"
+    keys = _Keys(transaction)
     server = build_server(
-        manager, lambda ctx: TxnKey(transaction, principal, None), name="guard", output_schemas=False
+        manager,
+        lambda ctx: TxnKey(keys.current, principal, None),
+        on_finished=keys.finished,
+        name="guard",
+        output_schemas=False,
     )
     try:
         async with Client(server) as client:
             channel = RecordingChannel(await McpChannel(client, commit_tool=manager.commit_tool).open(), plan)
-            yield ArmSession(arm, channel, manager, audit, transaction)
+            yield ArmSession(arm, channel, manager, audit, keys)
     finally:
-        live = manager.live(transaction)
-        if live is not None:
-            await manager.rollback_by_id(transaction, "the trial ended")
+        if manager.live(keys.current) is not None:
+            await manager.rollback_by_id(keys.current, "the trial ended")

@@ -8,6 +8,7 @@ faults and the same injected tool failures.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 import time
@@ -31,6 +32,13 @@ from judges import signature_of_states
 __all__ = ["TrialContext", "run_trial", "trial_seed"]
 
 log = logging.getLogger(__name__)
+
+
+def _jsonable(notes: Any) -> dict[str, Any]:
+    try:
+        return dict(json.loads(json.dumps(dict(notes), default=str)))
+    except (TypeError, ValueError):
+        return {"unreadable": repr(notes)[:2000]}
 
 
 def _leaf(exc: BaseException) -> BaseException:
@@ -244,5 +252,6 @@ async def _graded(
         tokens=TokenUsage(prompt=outcome.prompt_tokens, completion=outcome.completion_tokens),
         seconds=time.perf_counter() - started,
         final_message=outcome.final_message,
+        agent_notes=_jsonable(outcome.notes),
         guard_error=guard_error,
     )
