@@ -292,6 +292,12 @@ def _meta(context: _Context, domains: list[str]) -> Meta:
         warnings.append(f"{unclassified} failed trial(s) carry no failure signature (shown as unclassified)")
     if len(grouped.arms) == 1:
         warnings.append(f"only the {grouped.arms[0]} arm is present: no lift")
+    unjudged = sum(1 for r in records if r.system_error is None and any(q.passed is None for q in r.rubrics))
+    if unjudged:
+        warnings.append(
+            f"{unjudged} trial(s) have yes/no rubrics that were not judged (no --judge-model): "
+            "they are graded on their final state only"
+        )
     return Meta(
         arms=grouped.arms,
         agents=agents,

@@ -331,3 +331,17 @@ def test_a_domain_holding_every_task_has_the_overall_intervals() -> None:
     (domain,) = metrics.domains
     assert domain.arms == metrics.overall.arms
     assert domain.lift == metrics.overall.lift
+
+
+def test_unjudged_rubrics_are_named_in_the_warnings() -> None:
+    from benchmark.results import RubricResult
+
+    unjudged = [
+        RubricResult(question="Did the agent apologise?", error="not judged: no judge model configured")
+    ]
+    results = trials({"t1": {"baseline": "11", "guarded": "11"}}, rubrics=unjudged)
+    warnings = compute(results, bootstrap=0).meta.warnings
+    assert any("4 trial(s) have yes/no rubrics that were not judged" in w for w in warnings)
+    assert not any(
+        "rubrics" in w for w in compute(trials({"t1": {"baseline": "1", "guarded": "1"}})).meta.warnings
+    )
