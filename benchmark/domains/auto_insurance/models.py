@@ -42,7 +42,6 @@ __all__ = [
     "State",
     "Ticket",
     "TicketCreateInput",
-    "TicketStatusViolation",
     "TicketUpdateInput",
     "Vehicle",
     "VehicleStatus",
@@ -309,10 +308,3 @@ TicketUpdateInput = _with_custom_fields(
 )
 
 
-class TicketStatusViolation(BaseModel):
-    """The hidden audit row of a ticket created with a status other than ``open``."""
-
-    id: str
-    ticket_id: str
-    created_status: zendesk.TicketStatus
-    created_at: str

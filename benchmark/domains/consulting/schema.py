@@ -13,6 +13,7 @@ from benchmark.domains.consulting import zendesk as z
 from benchmark.domains.knowledge import documents_table
 from benchmark.domains.zendesk import ZendeskVariant, zendesk_toolset
 from benchmark.domains.zendesk.odata import ALL_COMPARATORS
+from benchmark.domains.zendesk.violations import status_violation_audit, violations_table_def
 from guard.tools import ToolRegistry
 
 __all__ = ["DOMAIN_NAME", "TABLE_DEFS", "ZENDESK", "documents", "metadata", "registry", "sql"]
@@ -24,12 +25,7 @@ registry = ToolRegistry(DOMAIN_NAME, error_text=envelope_error_text)
 
 _SEEDS = "sandbox_consulting"
 
-_VIOLATIONS = TableDef(
-    "zendesk_ticket_status_violations",
-    "zendesk_ticket_status_violations",
-    z.TicketStatusViolation,
-    seed=f"{_SEEDS}/zendesk/initial_data/ticket_status_violations.json",
-)
+_VIOLATIONS = violations_table_def(f"{_SEEDS}/zendesk/initial_data")
 _violations_sql = sql_table(_VIOLATIONS, metadata)
 
 ZENDESK = ZendeskVariant(
@@ -38,7 +34,7 @@ ZENDESK = ZendeskVariant(
     ticket_create=z.TicketCreateInput,
     ticket_update=z.TicketUpdateInput,
     user_model=z.User,
-    after_ticket_create=z.status_violation_audit(_violations_sql),
+    after_ticket_create=status_violation_audit(_violations_sql),
     odata_comparators=ALL_COMPARATORS,
 )
 """Consulting's Zendesk: custom ticket fields, the status-violation audit, nulls in updates ignored,

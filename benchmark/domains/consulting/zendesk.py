@@ -18,24 +18,17 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, field_validator
-from sqlalchemy import Table
-from sqlalchemy.ext.asyncio import AsyncConnection
+from pydantic import field_validator
 
-from benchmark.domains import store
 from benchmark.domains.consulting.models import AccessType, DeviceType, LicensePool
 from benchmark.domains.zendesk import models as m
-from benchmark.domains.zendesk.variant import TicketHook
-from guard.errors import PreconditionFailed
 
 __all__ = [
     "ApprovalRequired",
     "Ticket",
     "TicketCreateInput",
-    "TicketStatusViolation",
     "TicketUpdateInput",
     "User",
-    "status_violation_audit",
 ]
 
 CREATED_AT = "2025-10-01T13:00:05Z"
@@ -104,29 +97,3 @@ class User(m.User):
         return value if value is None or isinstance(value, str) else str(value)
 
 
-class TicketStatusViolation(BaseModel):
-    id: str
-    ticket_id: str
-    created_status: m.TicketStatus
-    created_at: str
-
-
-def status_violation_audit(table: Table) -> TicketHook:
-    """The hook that records a ticket created with a status other than ``open`` in ``table``."""
-
-    async def record(conn: AsyncConnection, ticket: dict[str, Any]) -> None:
-        if ticket["status"] == m.TicketStatus.OPEN.value:
-            return
-        count = await store.count_rows(conn, table)
-        row = TicketStatusViolation(
-            id=f"VIOLATION-{count + 1}",
-            ticket_id=ticket["id"],
-            created_status=ticket["status"],
-            created_at=CREATED_AT,
-        ).model_dump(mode="json")
-        try:
-            await store.insert_row(conn, table, row)
-        except store.DuplicateKey as exc:
-            raise PreconditionFailed(str(exc)) from exc
-
-    return record

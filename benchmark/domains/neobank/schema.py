@@ -12,6 +12,7 @@ from benchmark.domains.knowledge import documents_table
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank import zendesk as z
 from benchmark.domains.zendesk import ALL_COMPARATORS, ZendeskVariant, zendesk_toolset
+from benchmark.domains.zendesk.violations import status_violation_audit, violations_table_def
 from guard.tools import ToolRegistry
 
 __all__ = ["DOMAIN_NAME", "TABLE_DEFS", "ZENDESK", "documents", "metadata", "registry", "sql"]
@@ -22,12 +23,7 @@ _TOOLSLIB = "sandbox_neobank_support"
 metadata = MetaData()
 registry = ToolRegistry(DOMAIN_NAME, error_text=envelope_error_text)
 
-VIOLATIONS = TableDef(
-    name="zendesk_ticket_status_violations",
-    benchmark_name="zendesk_ticket_status_violations",
-    model=z.TicketStatusViolation,
-    seed=f"{_TOOLSLIB}/zendesk/initial_data/ticket_status_violations.json",
-)
+VIOLATIONS = violations_table_def(f"{_TOOLSLIB}/zendesk/initial_data")
 _violations = sql_table(VIOLATIONS, metadata)
 
 ZENDESK = ZendeskVariant(
@@ -37,7 +33,7 @@ ZENDESK = ZendeskVariant(
     ticket_update=z.TicketUpdateInput,
     ticket_unstable=frozenset({"subject", "description", "access_expiry_date", "business_justification"}),
     prepare_ticket=z.prepare_ticket,
-    after_ticket_create=z.status_violation_audit(_violations),
+    after_ticket_create=status_violation_audit(_violations),
     odata_comparators=ALL_COMPARATORS,
     organization_create=z.OrganizationCreateInput,
     organization_update=z.OrganizationUpdateInput,

@@ -27,13 +27,8 @@ from enum import Enum
 from typing import Any
 
 from pydantic import BaseModel, Field, create_model
-from sqlalchemy import Table
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from benchmark.domains import store
 from benchmark.domains.zendesk import models as m
-from benchmark.domains.zendesk.variant import TicketHook
-from guard.errors import PreconditionFailed
 
 __all__ = [
     "CREATED_AT",
@@ -47,12 +42,10 @@ __all__ = [
     "ResolutionCategory",
     "Ticket",
     "TicketCreateInput",
-    "TicketStatusViolation",
     "TicketUpdateInput",
     "prepare_organization",
     "prepare_ticket",
     "split_commas",
-    "status_violation_audit",
 ]
 
 CREATED_AT = "2025-10-01T13:00:05Z"
@@ -167,13 +160,6 @@ class OrganizationUpdateInput(m.OrganizationUpdateInput):
     domain_names: str | None = Field(None, description=_DOMAINS)  # type: ignore[assignment]
 
 
-class TicketStatusViolation(BaseModel):
-    id: str
-    ticket_id: str
-    created_status: m.TicketStatus
-    created_at: str
-
-
 def split_commas(text: str) -> list[str]:
     """``"a, b"`` → ``["a", "b"]``; the empty text → ``[]``."""
     return [part.strip() for part in text.split(",")] if text else []
@@ -195,22 +181,3 @@ def prepare_organization(organization: dict[str, Any]) -> dict[str, Any]:
     return organization
 
 
-def status_violation_audit(violations: Table) -> TicketHook:
-    """The hook that records a ticket created with a status other than ``open``."""
-
-    async def record(conn: AsyncConnection, ticket: dict[str, Any]) -> None:
-        if ticket["status"] == m.TicketStatus.OPEN.value:
-            return
-        count = await store.count_rows(conn, violations)
-        row = TicketStatusViolation(
-            id=f"VIOLATION-{count + 1}",
-            ticket_id=ticket["id"],
-            created_status=ticket["status"],
-            created_at=CREATED_AT,
-        ).model_dump(mode="json")
-        try:
-            await store.insert_row(conn, violations, row)
-        except store.DuplicateKey as exc:
-            raise PreconditionFailed(str(exc)) from exc
-
-    return record

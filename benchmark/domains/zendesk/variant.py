@@ -52,6 +52,9 @@ from benchmark.domains.zendesk.odata import BASE_COMPARATORS
 
 __all__ = ["ZendeskTables", "ZendeskVariant", "zendesk_tables"]
 
+CREATED_AT = "2025-10-01T13:00:05Z"
+"""The reference Zendesk copies' frozen creation time."""
+
 TicketHook = Callable[[AsyncConnection, dict[str, Any]], Awaitable[None]]
 
 
@@ -71,7 +74,7 @@ class ZendeskVariant:
     null_clears: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: MappingProxyType({}))
     prepare_ticket: Callable[[dict[str, Any]], dict[str, Any]] = _no_change
     after_ticket_create: TicketHook | None = None
-    created_at: str = "2025-10-01T13:00:05Z"
+    created_at: str = CREATED_AT
     ticket_updated_at: str = "2025-10-01T13:00:10Z"
     other_updated_at: str = "2025-10-01T13:00:05Z"
     ticket_comment_base: int = 23118465221916
