@@ -31,9 +31,6 @@ __all__ = [
     "User",
 ]
 
-CREATED_AT = "2025-10-01T13:00:05Z"
-"""The reference's frozen creation time, also stamped on violation rows."""
-
 
 class ApprovalRequired(StrEnum):
     YES = "yes"
@@ -95,5 +92,3 @@ class User(m.User):
     @classmethod
     def _organization_id_as_text(cls, value: Any) -> Any:
         return value if value is None or isinstance(value, str) else str(value)
-
-

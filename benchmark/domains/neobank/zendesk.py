@@ -31,7 +31,6 @@ from pydantic import BaseModel, Field, create_model
 from benchmark.domains.zendesk import models as m
 
 __all__ = [
-    "CREATED_AT",
     "ApprovalRequired",
     "ApprovalStatus",
     "CustomerImpact",
@@ -48,8 +47,6 @@ __all__ = [
     "split_commas",
 ]
 
-CREATED_AT = "2025-10-01T13:00:05Z"
-"""The reference's frozen creation time, also stamped on violation rows."""
 
 _TAGS = (
     "Comma-separated tags, no spaces; allowed: system_error, license_waitlist, production_access, "
@@ -179,5 +176,3 @@ def prepare_organization(organization: dict[str, Any]) -> dict[str, Any]:
     if isinstance(names, str):
         return {**organization, "domain_names": split_commas(names)}
     return organization
-
-
