@@ -16,6 +16,9 @@ Two reference tools read the wall clock — ``check_warranty_coverage`` and
 the calendar. This deviates from the live reference harness on purpose:
 run today, the reference already answers ``has_coverage: false`` for
 contracts that were valid on the scenario date (e.g. ``ST009_005``).
+
+Judges: the support policy as the guard's commit gate checks it
+(:mod:`.judges`, ``rules.yaml``), on the same scenario clock.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from benchmark.domains.base import Domain
 from benchmark.domains.knowledge import register_policy_search
 from benchmark.domains.retail import catalog, extend, jobber, oms, promo, returns, salesforce, stripe
 from benchmark.domains.retail.common import SCENARIO_NOW
+from benchmark.domains.retail.judges import retail_judges
 from benchmark.domains.retail.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
 
 __all__ = ["DOMAIN"]
@@ -43,4 +47,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="search_policy",
     documents=documents,
+    judges=retail_judges(lambda: SCENARIO_NOW),
 )

@@ -1,0 +1,243 @@
+"""The ticket a customer's work is documented on: its status and priority, from what the work was.
+
+The policy ("Status Assignment Rules", "Priority Assignment") ties a ticket's
+status and priority to what was done for the customer. Per customer whose
+records this transaction changed (see :mod:`.changes`):
+
+* ``ticket-documents-work`` — some touched ticket was requested by the
+  customer ("You MUST document all customer interactions through tickets");
+* ``ticket-hold-for-pending-work`` — an RMA just created (not an exchange), a
+  warranty claim filed or a corrective installation scheduled leaves the
+  customer waiting: a ticket of theirs is on ``hold``;
+* ``ticket-status-for-outcome`` — an exchange is ``hold`` or ``solved``; an
+  order cancellation and nothing else is ``solved``;
+* ``ticket-priority`` — VIP customers are ``urgent``, Plus members ``high`` or
+  ``urgent``; a wrong or transit-damaged item and a missing package are
+  ``urgent``, installation workmanship ``high`` (or urgent); other work for a
+  standard customer is ``normal`` (a defective item may be urgent).
+
+Outcome and issue rules apply when the customer has one touched ticket (with
+several, each request has its own ticket and outcome); the tier rule applies
+to every ticket of the customer. And from the trace, ``ticket-created-open``
+(a warning: creation cannot be redone) — tickets begin with status ``open``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmark.domains.retail.judges.changes import Changes, CustomerLink, customer_links, link_queries
+from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, Verdict
+
+__all__ = ["TicketOutcomeJudge"]
+
+_PRIORITIES = ("urgent", "high", "normal", "low")
+_BY_TIER = {"vip": {"urgent"}, "plus_member": {"high", "urgent"}, "standard": set(_PRIORITIES)}
+_ELEVATING_RETURNS = ("wrong_item_received", "damaged_in_transit")
+
+
+@dataclass
+class _Work:
+    """What the transaction did for one customer, by the outcome it implies."""
+
+    waiting: list[tuple[str, list[str]]] = field(default_factory=list)
+    urgent: list[tuple[str, list[str]]] = field(default_factory=list)
+    workmanship: list[str] = field(default_factory=list)
+    exchange: list[str] = field(default_factory=list)
+    cancelled_orders: list[str] = field(default_factory=list)
+    defective: bool = False
+    other: bool = False
+    records: list[str] = field(default_factory=list)
+
+
+def _work(changes: Changes, customer_id: str) -> _Work:
+    work = _Work()
+    rmas = changes.inserted("rma_records")
+    rmas = [e for e in rmas if e.row.get("customer_id") == customer_id]
+    replacements = [e for e in changes.inserted("orders") if e.row.get("customer_id") == customer_id]
+    if rmas and replacements:
+        work.exchange = [e.key_text for e in rmas + replacements]
+    for rma in rmas:
+        order = rma.row.get("order_id")
+        if not replacements:
+            work.waiting.append((f"{rma.key_text} for {order} was just created", [rma.key_text, str(order)]))
+        if rma.row.get("return_reason") in _ELEVATING_RETURNS:
+            reason = rma.row.get("return_reason")
+            work.urgent.append((f"a {reason} return ({rma.key_text})", [rma.key_text]))
+        work.defective = work.defective or bool(rma.row.get("is_defective"))
+    if not rmas:
+        for order in replacements:
+            text = f"the courtesy replacement {order.key_text} for a package not received"
+            work.urgent.append((text, [order.key_text]))
+            work.other = True
+    for claim in changes.for_customer("warranty_claims", customer_id):
+        work.waiting.append((f"warranty claim {claim.key_text} was just filed", [claim.key_text]))
+    cancelled_jobs: list[Effect] = []
+    for job in changes.for_customer("installation_jobs", customer_id):
+        before = job.before or {}
+        if before.get("status") == "completed" and job.row.get("status") == "scheduled":
+            text = f"corrective installation service {job.key_text} was scheduled"
+            work.waiting.append((text, [job.key_text]))
+            work.workmanship.append(job.key_text)
+        elif job.row.get("status") == "cancelled":
+            cancelled_jobs.append(job)
+        else:
+            work.other = True
+    for order in changes.for_customer("orders", customer_id):
+        if order.before is not None and order.row.get("status") == "cancelled":
+            work.cancelled_orders.append(order.key_text)
+        elif order.before is not None:
+            work.other = True
+    if any(job.row.get("order_id") not in work.cancelled_orders for job in cancelled_jobs):
+        work.other = True
+    for table in ("payment_transactions", "membership_records", "customer_profiles"):
+        if changes.for_customer(table, customer_id):
+            work.other = True
+    work.records = [
+        e.key_text
+        for table in ("rma_records", "warranty_claims", "installation_jobs", "orders", "payment_transactions")
+        for e in changes.for_customer(table, customer_id)
+    ] + [e.key_text for e in changes.for_customer("membership_records", customer_id)]
+    return work
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutcomeJudge:
+    """Status and priority of the tickets that document a customer's work (see the module docstring)."""
+
+    name: str = "retail_tickets"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return link_queries(Changes(effects))
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        changes = Changes(context.effects)
+        findings: list[Finding] = []
+        for link in customer_links(changes, context.state):
+            if link.profile is None:
+                continue
+            work = _work(changes, link.customer_id)
+            if not link.tickets:
+                findings.append(self._undocumented(link, work))
+                continue
+            findings.extend(self._status(link, work))
+            findings.extend(self._priority(link, work))
+        findings.extend(self._created_open(context.calls))
+        return Verdict.of(findings)
+
+    def _finding(self, rule: str, message: str, hint: str, evidence: dict[str, Any]) -> Finding:
+        return Finding(self.name, Severity.BLOCK, message, hint=hint, rule=rule, evidence=evidence)
+
+    def _undocumented(self, link: CustomerLink, work: _Work) -> Finding:
+        records = ", ".join(work.records) or "records"
+        message = (
+            f"customer {link.customer_id}: {records} changed, while no ticket requested by "
+            f"{link.email} was created or updated"
+        )
+        hint = "allowed: a new or reused ticket whose requester is the customer's Zendesk user"
+        evidence = {"customer_id": link.customer_id, "records": work.records}
+        return self._finding("ticket-documents-work", message, hint, evidence)
+
+    def _status(self, link: CustomerLink, work: _Work) -> list[Finding]:
+        statuses = [str(t.row.get("status")) for t in link.tickets]
+        if work.waiting:
+            if "hold" in statuses:
+                return []
+            reason, records = work.waiting[0]
+            return [
+                self._ticket_finding(
+                    "ticket-hold-for-pending-work",
+                    ticket,
+                    f"status '{ticket.row.get('status')}' while {reason}",
+                    "allowed: hold",
+                    records,
+                )
+                for ticket in link.tickets
+            ]
+        if len(link.tickets) != 1:
+            return []
+        ticket = link.tickets[0]
+        status = ticket.row.get("status")
+        if work.exchange and status not in ("hold", "solved"):
+            return [
+                self._ticket_finding(
+                    "ticket-status-for-outcome",
+                    ticket,
+                    f"status '{status}' after the exchange {' / '.join(work.exchange)}",
+                    "allowed: hold, solved",
+                    work.exchange,
+                )
+            ]
+        only_cancelled = work.cancelled_orders and not (work.other or work.exchange)
+        if only_cancelled and status != "solved":
+            orders = ", ".join(work.cancelled_orders)
+            return [
+                self._ticket_finding(
+                    "ticket-status-for-outcome",
+                    ticket,
+                    f"status '{status}' after order {orders} was cancelled",
+                    "allowed: solved",
+                    work.cancelled_orders,
+                )
+            ]
+        return []
+
+    def _priority(self, link: CustomerLink, work: _Work) -> list[Finding]:
+        tier = link.tier or "unknown"
+        findings: list[Finding] = []
+        for ticket in link.tickets:
+            allowed = set(_BY_TIER.get(tier, _PRIORITIES))
+            why = f"a {tier} customer ({link.customer_id})"
+            records: list[str] = []
+            if len(link.tickets) == 1:
+                if work.urgent:
+                    issue, records = work.urgent[0]
+                    allowed &= {"urgent"}
+                    why = f"{issue}, {why}"
+                elif work.workmanship:
+                    allowed &= {"high", "urgent"}
+                    records = work.workmanship
+                    why = f"installation workmanship ({', '.join(records)}), {why}"
+                elif tier == "standard":
+                    allowed &= {"normal", "urgent"} if work.defective else {"normal"}
+            priority = ticket.row.get("priority")
+            if priority in allowed or not allowed:
+                continue
+            hint = "allowed: " + ", ".join(p for p in _PRIORITIES if p in allowed)
+            findings.append(
+                self._ticket_finding(
+                    "ticket-priority", ticket, f"priority '{priority}' for {why}", hint, records
+                )
+            )
+        return findings
+
+    def _ticket_finding(
+        self, rule: str, ticket: Effect, detail: str, hint: str, records: Sequence[str]
+    ) -> Finding:
+        evidence: dict[str, Any] = {"table": ticket.table, "key": ticket.key_text}
+        if records:
+            evidence["records"] = list(records)
+        return self._finding(rule, f"ticket {ticket.key_text}: {detail}", hint, evidence)
+
+    def _created_open(self, calls: Sequence[CallRecord]) -> list[Finding]:
+        findings: list[Finding] = []
+        for call in calls:
+            if call.tool != "zendesk_create_item" or not call.ok or call.arguments.get("table") != "tickets":
+                continue
+            item = call.arguments.get("item")
+            status = item.get("status") if isinstance(item, dict) else None
+            if status == "open":
+                continue
+            findings.append(
+                Finding(
+                    self.name,
+                    Severity.WARN,
+                    f"a ticket was created with status '{status or 'new'}'",
+                    hint="allowed: open at creation; pending, hold or solved at resolution",
+                    rule="ticket-created-open",
+                    evidence={"tool": call.tool, "status": status},
+                )
+            )
+        return findings
