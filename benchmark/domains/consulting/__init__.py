@@ -14,6 +14,9 @@ hardware orders), :mod:`.licenses` (software licenses), :mod:`.degreed`
 (clearances), :mod:`.nda` (NDAs), :mod:`.box` (document folders), and
 ``knowledge_base_search_policy`` over the scenario's policy sources.
 
+Judges: the support policy as the guard's commit gate checks it
+(``rules.yaml`` and :mod:`.judges`).
+
 Ten of them are multi-action tools (an ``action`` argument; some actions
 write, others read). New ids take the first unused ``<PREFIX>-nnnnnn`` from
 000000 (APR-2, AAL-2, ASMT-2, LIC-2, ENR-2, FAL-2, VPN-2, CSA-2). The only
@@ -43,6 +46,7 @@ from benchmark.domains.consulting import (
     workday,
 )
 from benchmark.domains.consulting.common import SCENARIO_NOW
+from benchmark.domains.consulting.judges import consulting_judges
 from benchmark.domains.consulting.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
 from benchmark.domains.knowledge import register_policy_search
 
@@ -76,4 +80,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
+    judges=consulting_judges(),
 )
