@@ -5,7 +5,7 @@ policy index, data patch), to replay its golden tool calls (each committed),
 and to dump and hash the final state. Prints one line per task and the
 totals; exits non-zero if any golden call fails.
 
-    python perf/bench_golden.py --data ../shared/thinkingbox-data [--domain sandbox_external_retail]
+    python perf/bench_golden.py --data ../shared/thinkingbox-data [--domain all|sandbox_external_retail|...]
                                 [--url postgresql://postgres@127.0.0.1:5432/test] [--quiet]
 """
 
@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 from benchmark.dataset import load_scenario, load_tasks
-from benchmark.domains import get_domain
+from benchmark.domains import domain_names, get_domain
 from benchmark.world import open_world
 from judges.canonical import canonical_state, state_hash
 
 
-async def run(data: Path, domain_name: str, url: str | None, quiet: bool) -> int:
+async def run(data: Path, domain_name: str, url: str | None, quiet: bool) -> tuple[int, float, int]:
     domain = get_domain(domain_name)
     tasks = load_tasks(data, domain=domain_name)
     scenario = load_scenario(data, domain_name)
@@ -61,7 +61,21 @@ async def run(data: Path, domain_name: str, url: str | None, quiet: bool) -> int
         f"  all    total {builds + replays + hashes:6.2f} s   (wall {wall:.2f} s incl. teardown)\n"
         f"  golden call errors: {failures}"
     )
-    return 1 if failures else 0
+    return failures, builds + replays + hashes, len(timings)
+
+
+async def run_all(data: Path, domains: list[str], url: str | None, quiet: bool) -> int:
+    rows = []
+    for name in domains:
+        print(f"== {name}")
+        rows.append((name, *await run(data, name, url, quiet)))
+    if len(rows) > 1:
+        print("\nper domain (build + replay + hash):")
+        for name, failures, seconds, count in rows:
+            print(f"  {name:30s} {count:4d} tasks  {seconds:6.2f} s  errors {failures}")
+        total = sum(row[2] for row in rows)
+        print(f"  {'all':30s} {sum(row[3] for row in rows):4d} tasks  {total:6.2f} s  (goal: under 60 s)")
+    return 1 if any(row[1] for row in rows) else 0
 
 
 def main() -> None:
@@ -70,11 +84,12 @@ def main() -> None:
     )
     default_data = Path(__file__).resolve().parents[2] / "shared" / "thinkingbox-data"
     parser.add_argument("--data", type=Path, default=default_data, help="a thinkingbox-data checkout")
-    parser.add_argument("--domain", default="sandbox_external_retail")
+    parser.add_argument("--domain", default="all", help="one domain, or all (default)")
     parser.add_argument("--url", default=None, help="database URL (default: SQLite in memory)")
     parser.add_argument("--quiet", action="store_true", help="print only the totals")
     args = parser.parse_args()
-    sys.exit(asyncio.run(run(args.data, args.domain, args.url, args.quiet)))
+    domains = domain_names() if args.domain == "all" else [args.domain]
+    sys.exit(asyncio.run(run_all(args.data, domains, args.url, args.quiet)))
 
 
 if __name__ == "__main__":
