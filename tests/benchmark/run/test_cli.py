@@ -52,3 +52,45 @@ def test_bad_options_are_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
         assert done.returncode == 2, (args, done.stdout, done.stderr)
         assert message in done.stderr, (args, done.stderr)
         assert "Traceback" not in done.stderr
+
+
+def test_bench_grades_a_given_trajectory_file(data_dir: Path, tmp_path: Path) -> None:
+    """A hand-made trajectory (the blog case with `solved` for `hold`) fails in both arms, the guard blocking it."""
+    from benchmark.dataset import load_task
+
+    task = load_task(data_dir, "sandbox_external_retail_group1.py:test_case_ST003_006")
+    calls = [{"tool": c.tool, "arguments": dict(c.arguments)} for c in task.golden]
+    calls[-1]["arguments"] = {
+        **calls[-1]["arguments"],
+        "item": {**calls[-1]["arguments"]["item"], "status": "solved"},
+    }
+    trajectories = tmp_path / "t.jsonl"
+    trajectories.write_text(
+        json.dumps({"id": "solved-not-hold", "task": task.id, "calls": calls, "final_message": "All sorted!"})
+        + "\n"
+    )
+    tasks = tmp_path / "tasks.yaml"
+    tasks.write_text(f"- {task.id}\n")
+    out = tmp_path / "r.jsonl"
+    done = guard(
+        "bench",
+        "--data",
+        str(data_dir),
+        "--tasks",
+        str(tasks),
+        "--trajectories",
+        str(trajectories),
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stderr
+    records = {r["arm"]: r for r in map(json.loads, out.read_text().splitlines())}
+    baseline = records["baseline"]
+    assert baseline["trajectory"] == "solved-not-hold"
+    assert baseline["passed"] is False
+    assert [(d["path"], d["result"], d["expected"]) for d in baseline["diff"]] == [
+        ("zendesk_tickets[20].status", "solved", "hold")
+    ]
+    # the ticket was already `solved` before the task: the final status is not a change the agent made
+    assert baseline["signature"] == "incomplete_resolution"
+    assert records["guarded"]["passed"] is False
