@@ -55,7 +55,7 @@ def test_bad_options_are_one_clear_line(data_dir: Path, tmp_path: Path) -> None:
 
 
 def test_bench_grades_a_given_trajectory_file(data_dir: Path, tmp_path: Path) -> None:
-    """A hand-made trajectory (the blog case with `solved` for `hold`) fails in both arms, the guard blocking it."""
+    """A hand-made trajectory (the blog case, `solved` for `hold`) is replayed and fails in both arms."""
     from benchmark.dataset import load_task
 
     task = load_task(data_dir, "sandbox_external_retail_group1.py:test_case_ST003_006")
