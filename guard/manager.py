@@ -30,7 +30,16 @@ from guard.retry import RetryPolicy, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolSpec
-from guard.transactions import Status, TxnState, after_call, after_commit, after_review, closed, idle_expired
+from guard.transactions import (
+    Status,
+    TxnState,
+    after_call,
+    after_commit,
+    after_review,
+    closed,
+    idle_expired,
+    require_open,
+)
 from judges import CallRecord, Decision, Finding, Severity, Verdict
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
@@ -402,7 +411,7 @@ class TransactionManager:
     async def _commit(self, live: _Live, summary: str, via: str) -> CommitReply:
         if live.state.status is Status.PENDING_APPROVAL:
             return self._reply(live, "pending_approval", [], [], "the transaction is waiting for a reviewer")
-        after_call(live.state, self.clock.monotonic())  # raises if the transaction is not open
+        require_open(live.state)
         live.attempts += 1
         started = time.perf_counter()
         with self.telemetry.commit_span(live.span, live.state.id, live.attempts, via) as span:

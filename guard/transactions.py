@@ -76,6 +76,11 @@ def _require(state: TxnState, *allowed: Status) -> None:
     )
 
 
+def require_open(state: TxnState) -> None:
+    """Raise unless the transaction accepts calls and commits."""
+    _require(state, Status.OPEN)
+
+
 def after_call(state: TxnState, at: float) -> TxnState:
     _require(state, Status.OPEN)
     return replace(state, calls=state.calls + 1, last_activity=at)
