@@ -15,6 +15,10 @@ link's ``created_at`` its ``expiration_date``), and
 ``claims_get_policy_claims`` counts months back from the newest claim. New
 drivers, vehicles, document links and claims get content-hash ids
 (:func:`.common.content_id`), so repeating a create finds the earlier row.
+
+Judges (:mod:`.judges`, ``rules.yaml``): the policy's business rules for the
+guard's commit gate; the date rules run on the scenario's clock, the time the
+benchmark's world is frozen at.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from types import MappingProxyType
 
 from benchmark.domains.auto_insurance import billing, claims, crm, drivers, lookup, policy, vehicles
 from benchmark.domains.auto_insurance.common import SCENARIO_NOW
+from benchmark.domains.auto_insurance.judges import domain_judges
 from benchmark.domains.auto_insurance.schema import (
     DOMAIN_NAME,
     TABLE_DEFS,
@@ -33,6 +38,7 @@ from benchmark.domains.auto_insurance.schema import (
 )
 from benchmark.domains.base import Domain
 from benchmark.domains.knowledge import register_policy_search
+from guard.clock import FixedClock
 
 __all__ = ["DOMAIN"]
 
@@ -49,4 +55,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
+    judges=domain_judges(FixedClock(SCENARIO_NOW)),
 )
