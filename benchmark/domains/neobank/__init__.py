@@ -17,6 +17,9 @@ Zendesk; device ages and retirements use 2025-12-17T10:00Z, security audit
 rows and the incident window 2025-12-18T10:00Z (:mod:`.common`). New rows
 count their table, 1-based (``APR-/ASN-/NTF-/OAA-/LAL-/OGM-/OSA-{n+1:08d}``,
 ``HW-ORDER-{n+1:07d}``), so a patched row can make a create collide.
+
+Judges: the support policy as the guard's commit gate checks it
+(:mod:`.judges`, ``rules.yaml``), on the scenario clock.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from benchmark.domains.neobank import (
     workday,
 )
 from benchmark.domains.neobank.common import SCENARIO_NOW
+from benchmark.domains.neobank.judges import neobank_judges
 from benchmark.domains.neobank.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
 
 __all__ = ["DOMAIN"]
@@ -53,4 +57,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
+    judges=neobank_judges(lambda: SCENARIO_NOW),
 )

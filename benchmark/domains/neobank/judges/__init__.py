@@ -1,0 +1,30 @@
+"""Velocity Digital Bank's IT-support policy for the guard's commit gate, written from the scenario's policy.
+
+:func:`neobank_judges` builds the chain the neobank domain hands the gate:
+the CEL rule pack ``rules.yaml`` (one changed record and the rows it looks
+up), then the Python judges for what spans records or needs the business
+clock. They see only what a production deployment has: the commit's
+effects, its calls and rows of the pending state; never golden data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from judges import Judge, RulePack, load_rule_pack
+
+__all__ = ["RULES_PATH", "neobank_judges", "neobank_rule_pack"]
+
+RULES_PATH = Path(__file__).resolve().parent.parent / "rules.yaml"
+
+
+def neobank_rule_pack() -> RulePack:
+    """The CEL rule pack, compiled (every expression and name checked) from ``rules.yaml``."""
+    return load_rule_pack(RULES_PATH)
+
+
+def neobank_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
+    """The neobank judges in chain order; ``now`` is the business clock the time rules use."""
+    return (neobank_rule_pack(),)
