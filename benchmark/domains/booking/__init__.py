@@ -21,6 +21,9 @@ the tool takes one ``args`` model that ignores them too; the five tools whose
 reference model forbids them (``modify_booking``, ``modify_group_booking``,
 ``update_customer_info``, ``escalate_to_hotel``, ``process_charge_dispute``)
 take plain keyword arguments, which the registry checks strictly.
+
+Judges: the support policy as the guard's commit gate checks it
+(``rules.yaml`` and :mod:`.judges`), on the scenario clock.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from benchmark.domains.booking import (
     payments,
 )
 from benchmark.domains.booking.common import SCENARIO_NOW
+from benchmark.domains.booking.judges import booking_judges
 from benchmark.domains.booking.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
 from benchmark.domains.knowledge import register_policy_search
 
@@ -55,4 +59,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
+    judges=booking_judges(lambda: SCENARIO_NOW),
 )

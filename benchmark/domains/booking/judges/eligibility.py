@@ -1,0 +1,113 @@
+"""Whether a booking could be modified in this commit at all, or needed the hotel or a manager first.
+
+Rules (judge ``booking_eligibility``), for each booking whose dates, room,
+board or guests the commit changed:
+
+* ``modification-budget-same-day`` — a budget hotel takes no modification
+  under 24 hours before check-in, whatever the customer's or account's tier
+  (4.1.2, 4.1.5: "must cancel and rebook");
+* ``modification-manager-approval`` — a booking of an active mid-market
+  account worth $1,000 or more before the change is not modified until a
+  manager approves: the ticket goes on hold first (4.1.4, 4.1.6);
+* ``modification-hotel-confirmation`` — the hotel confirms first: a
+  same-day change at a standard or premium hotel for a standard-tier
+  customer (4.1.5, 4.9.1), and group changes by size and timing (4.7.2:
+  16+ rooms always, unless premium ≥ 7 days out; 6–15 rooms under 48 h, or
+  under 7 days at a budget hotel; 2–5 rooms under 48 h).
+
+Approval or confirmation that came in an earlier conversation shows on the
+ticket: it was on hold, or carried an escalation reason, before this commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from benchmark.domains.booking.judges.commit import BookingChange, Commit, commit_queries
+from benchmark.domains.booking.judges.findings import finding
+from benchmark.domains.booking.judges.policy import group_needs_hotel, same_day_needs_hotel
+from judges import CommitContext, Effect, Finding, Query, Verdict
+
+__all__ = ["EligibilityJudge"]
+
+
+class EligibilityJudge:
+    """Modifications against the hotel's, the hotel partner's and the manager's say."""
+
+    name = "booking_eligibility"
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        self._now = now
+
+    def queries(self, effects: Sequence[Effect]) -> list[Query]:
+        return commit_queries(effects)
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        commit = Commit(context.effects, context.state)
+        now = self._now()
+        findings: list[Finding] = []
+        for change in commit.bookings:
+            if change.modified and not change.cancelled:
+                findings.extend(self._check(commit, change, now))
+        return Verdict.of(findings)
+
+    def _check(self, commit: Commit, change: BookingChange, now: datetime) -> list[Finding]:
+        terms = commit.terms(change.before, now)
+        changed = ", ".join(f for f in change.fields if f != "special_requests")
+        subject = f"booking {change.reference}: {changed} changed {terms.hours:.0f} h before check-in"
+        if terms.hotel_tier == "budget" and terms.hours < 24:
+            return [
+                self._finding(
+                    "modification-budget-same-day",
+                    f"{subject} at a budget hotel",
+                    "allowed: no modification under 24 h at a budget hotel (policy-applied-no-action; "
+                    "cancelling and rebooking is the alternative)",
+                    change,
+                )
+            ]
+        if self._earlier_clearance(commit, change):
+            return []
+        if terms.account.tier == "mid_market" and terms.value >= 1000:
+            return [
+                self._finding(
+                    "modification-manager-approval",
+                    f"{subject}, a mid-market corporate booking worth {terms.value:.2f}",
+                    "allowed: no change before a manager approves; the ticket on hold meanwhile",
+                    change,
+                )
+            ]
+        group_id = change.group
+        if group_id:
+            size = commit.group_size(group_id, 1)
+            if group_needs_hotel(terms.hours, size, terms.hotel_tier):
+                return [
+                    self._finding(
+                        "modification-hotel-confirmation",
+                        f"{subject}, in group {group_id} of {size} rooms at a {terms.hotel_tier} hotel",
+                        "allowed: no change before the hotel approves; a hotel escalation and the ticket "
+                        "on hold meanwhile",
+                        change,
+                    )
+                ]
+        elif same_day_needs_hotel(terms.hours, terms.hotel_tier, terms.vip_tier):
+            return [
+                self._finding(
+                    "modification-hotel-confirmation",
+                    f"{subject} at a {terms.hotel_tier} hotel for a {terms.vip_tier}-tier customer",
+                    "allowed: no change before the hotel confirms; a same-day-modification escalation "
+                    "and the ticket on hold meanwhile",
+                    change,
+                )
+            ]
+        return []
+
+    def _earlier_clearance(self, commit: Commit, change: BookingChange) -> bool:
+        for ticket in commit.tickets_for(change.after):
+            before = ticket.before or {}
+            if before.get("status") == "hold" or before.get("escalation_reason"):
+                return True
+        return False
+
+    def _finding(self, rule: str, message: str, hint: str, change: BookingChange) -> Finding:
+        return finding(self.name, rule, message, hint, change.effect, [change.reference])

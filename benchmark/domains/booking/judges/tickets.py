@@ -1,0 +1,347 @@
+"""The ticket that documents a booking's work, and whether it says what the commit did.
+
+"Every request creates or updates a Zendesk ticket", and its custom fields
+record the outcome. Rules (judge ``booking_tickets``):
+
+* ``ticket-documents-action`` — every booking change, charge, refund,
+  dispute, hotel escalation and complaint-count change is covered by a ticket
+  the commit touched (see :mod:`.commit` for coverage);
+* ``ticket-refund-amount`` — a ticket's refund_amount is the sum of the
+  refunds on the bookings it covers ("Set to actual refund amount
+  processed, or 0 if no refund was issued");
+* ``ticket-outcome`` — request_type_detail and resolution_action follow the
+  work: a cancellation is ``cancel-booking`` resolved refund-full (a 100%
+  refund), refund-partial or, with no refund, modification-completed or
+  policy-applied-no-action; a modification is the matching ``modify-…`` (or
+  ``add-special-request``) resolved modification-completed; a refund alone
+  is refund-partial, or refund-full when it is the whole booking value; a
+  ticket resolved as an action (modification-completed, refund-…) names
+  work the commit did, and one resolved with no action names none;
+* ``ticket-escalation`` — a hotel escalation leaves the customer's ticket on
+  ``hold`` with the escalation's reason; a ticket given a hotel escalation
+  reason has an escalation behind it ("Do NOT create a separate Zendesk
+  ticket": the tool writes the tracking ticket itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from benchmark.domains.booking.judges.commit import RESOLVING, BookingChange, Commit, Row, commit_queries
+from benchmark.domains.booking.judges.findings import finding
+from benchmark.domains.booking.judges.policy import CENT, money
+from judges import CommitContext, Effect, Finding, Query, Verdict
+
+__all__ = ["TicketOutcomeJudge"]
+
+_HOTEL_REASONS = (
+    "same-day-modification",
+    "hotel-confirmation-required",
+    "large-group-booking",
+    "guest-complaint",
+)
+_ACTION_RESOLUTIONS = ("modification-completed", "refund-full", "refund-partial")
+_NO_ACTION = ("information-provided", "policy-applied-no-action")
+_REQUEST_FOR = {
+    "check_in_date": "modify-dates",
+    "check_out_date": "modify-dates",
+    "room_type": "modify-room-type",
+    "board_type": "modify-board-type",
+    "adults_count": "modify-guests",
+    "children_count": "modify-guests",
+    "special_requests": "add-special-request",
+}
+
+
+class TicketOutcomeJudge:
+    """Tickets against the work the commit did on the bookings they cover."""
+
+    name = "booking_tickets"
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        self._now = now
+
+    def queries(self, effects: Sequence[Effect]) -> list[Query]:
+        return commit_queries(effects)
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        commit = Commit(context.effects, context.state)
+        findings = self._documented(commit)
+        for ticket in commit.tickets:
+            if ticket.row.get("status") not in RESOLVING:
+                continue  # ticket-status-at-resolution (rules.yaml) reports it
+            findings.extend(self._refund_amount(commit, ticket))
+            findings.extend(self._outcome(commit, ticket))
+            findings.extend(self._escalation_reason(commit, ticket))
+        findings.extend(self._escalations(commit))
+        return Verdict.of(findings)
+
+    # --- ticket-documents-action ------------------------------------------------------------------
+    def _documented(self, commit: Commit) -> list[Finding]:
+        findings: list[Finding] = []
+
+        def check(effect: Effect, what: str, booking: Row | None, reference: object) -> None:
+            if commit.tickets_for(booking, reference):
+                return
+            touched = ", ".join(t.key_text for t in commit.tickets) or "none"
+            findings.append(
+                finding(
+                    self.name,
+                    "ticket-documents-action",
+                    f"{what}: no ticket of this commit names booking {reference} or its group "
+                    f"(tickets touched: {touched})",
+                    "allowed: a ticket with the booking_reference (or group_booking_id) of the work",
+                    effect,
+                    [str(reference)],
+                )
+            )
+
+        for change in commit.bookings:
+            check(
+                change.effect,
+                f"booking {change.reference} changed ({_what(change)})",
+                change.after,
+                change.reference,
+            )
+        for payment in commit.payments:
+            reference = payment.row.get("booking_reference")
+            kind = payment.row.get("transaction_type")
+            what = f"{kind} {payment.key_text} of {money(payment.row.get('amount')):.2f}"
+            check(payment, what, commit.booking(reference), reference)
+        for escalation in commit.escalations:
+            reference = escalation.row.get("booking_reference")
+            what = f"hotel escalation {escalation.key_text} ({escalation.row.get('escalation_reason')})"
+            check(escalation, what, commit.booking(reference), reference)
+        for profile in commit.profiles:
+            if "complaint_count" not in profile.changed_fields:
+                continue
+            customer = profile.row.get("customer_id")
+            covered = any(
+                (commit.booking(t.row.get("booking_reference")) or {}).get("customer_id") == customer
+                or t.row.get("request_type_detail") == "post-stay-issue"
+                for t in commit.tickets
+            )
+            if not covered:
+                findings.append(
+                    finding(
+                        self.name,
+                        "ticket-documents-action",
+                        f"customer {customer}: complaint_count changed, no post-stay ticket in this commit",
+                        "allowed: a post-stay-issue ticket about the customer's booking",
+                        profile,
+                        [str(customer)],
+                    )
+                )
+        return findings
+
+    # --- ticket-refund-amount ---------------------------------------------------------------------
+    def _refund_amount(self, commit: Commit, ticket: Effect) -> list[Finding]:
+        refunds = commit.payments_of(ticket, "refund")
+        recorded = ticket.row.get("refund_amount")
+        if refunds:
+            total = sum(money(r.row.get("amount")) for r in refunds)
+            if recorded is not None and abs(money(recorded) - total) <= CENT:
+                return []
+            names = ", ".join(f"{r.key_text} {money(r.row.get('amount')):.2f}" for r in refunds)
+            return [
+                finding(
+                    self.name,
+                    "ticket-refund-amount",
+                    f"ticket {ticket.key_text}: refund_amount {recorded} while this commit refunded {names}",
+                    f"allowed: {total:.2f}",
+                    ticket,
+                    [r.key_text for r in refunds],
+                )
+            ]
+        if money(recorded) <= CENT or not _changed(ticket, "refund_amount"):
+            return []
+        prior = _prior_refunds(commit, ticket)
+        if any(abs(money(recorded) - amount) <= CENT for amount in prior):
+            return []
+        return [
+            finding(
+                self.name,
+                "ticket-refund-amount",
+                f"ticket {ticket.key_text}: refund_amount {recorded} while no refund of that amount exists "
+                f"for {ticket.row.get('booking_reference')}",
+                "allowed: 0 (no refund was issued), or the refund actually processed",
+                ticket,
+                [str(ticket.row.get("booking_reference"))],
+            )
+        ]
+
+    # --- ticket-outcome ---------------------------------------------------------------------------
+    def _outcome(self, commit: Commit, ticket: Effect) -> list[Finding]:
+        changes = commit.changes_of(ticket)
+        refunds = commit.payments_of(ticket, "refund")
+        charges = commit.payments_of(ticket, "charge")
+        request = ticket.row.get("request_type_detail")
+        resolution = ticket.row.get("resolution_action")
+        solved = ticket.row.get("status") == "solved"
+        cancelled = [c for c in changes if c.cancelled]
+        modified = [c for c in changes if not c.cancelled and c.fields]
+        refunded = sum(money(r.row.get("amount")) for r in refunds)
+        allowed_requests: set[str] | None = None
+        allowed_resolutions: set[str] | None = None
+        work = ""
+        if cancelled:
+            work = "cancellation of " + ", ".join(c.reference for c in cancelled)
+            allowed_requests = {"cancel-booking"}
+            if refunded > CENT:
+                allowed_resolutions = {"refund-partial"}
+                if all(commit.cancellation(c, self._now())[1] >= 1.0 for c in cancelled):
+                    allowed_resolutions.add("refund-full")
+            else:
+                allowed_resolutions = {"modification-completed", "policy-applied-no-action"}
+        elif modified:
+            fields = {f for c in modified for f in c.fields}
+            work = f"{', '.join(sorted(fields))} change of " + ", ".join(c.reference for c in modified)
+            allowed_requests = {_REQUEST_FOR[f] for f in fields}
+            if "special_requests" in fields:
+                allowed_requests.add("add-special-request")
+            if "hotel-partner" in (ticket.row.get("tags") or ()):
+                allowed_requests.add("other")
+            allowed_resolutions = {"modification-completed"}
+        elif refunds:
+            work = "refund " + ", ".join(r.key_text for r in refunds)
+            allowed_resolutions = {"refund-partial", "voucher-issued"}
+            booking = commit.booking_before(ticket.row.get("booking_reference"))
+            if booking is not None and abs(money(booking.get("booking_value")) - refunded) <= CENT:
+                allowed_resolutions.add("refund-full")
+        findings: list[Finding] = []
+        if allowed_requests is not None and request not in allowed_requests:
+            findings.append(
+                self._outcome_finding(
+                    ticket, f"request_type_detail '{request}' after the {work}", allowed_requests
+                )
+            )
+        if not solved:
+            return findings
+        if allowed_resolutions is not None and resolution not in allowed_resolutions:
+            findings.append(
+                self._outcome_finding(
+                    ticket, f"resolution_action '{resolution}' after the {work}", allowed_resolutions
+                )
+            )
+        elif (
+            allowed_resolutions is None
+            and resolution in _ACTION_RESOLUTIONS
+            and _changed(ticket, "resolution_action")
+        ):
+            findings.append(
+                self._outcome_finding(
+                    ticket,
+                    f"resolution_action '{resolution}' while this commit changed no booking and refunded "
+                    f"nothing for {ticket.row.get('booking_reference')}",
+                    set(_NO_ACTION),
+                )
+            )
+        elif resolution in _NO_ACTION and charges and not changes:
+            findings.append(
+                self._outcome_finding(
+                    ticket,
+                    f"resolution_action '{resolution}' after charge "
+                    + ", ".join(c.key_text for c in charges),
+                    {"modification-completed"},
+                )
+            )
+        return findings
+
+    def _outcome_finding(self, ticket: Effect, detail: str, allowed: set[str]) -> Finding:
+        return finding(
+            self.name,
+            "ticket-outcome",
+            f"ticket {ticket.key_text}: {detail}",
+            "allowed: " + ", ".join(sorted(allowed)),
+            ticket,
+            [str(ticket.row.get("booking_reference"))],
+        )
+
+    # --- ticket-escalation ------------------------------------------------------------------------
+    def _escalations(self, commit: Commit) -> list[Finding]:
+        findings: list[Finding] = []
+        seen: dict[tuple[object, object], Effect] = {}
+        for escalation in commit.escalations:
+            reference = escalation.row.get("booking_reference")
+            reason = escalation.row.get("escalation_reason")
+            earlier = seen.get((reference, reason))
+            if earlier is not None:
+                findings.append(
+                    finding(
+                        self.name,
+                        "ticket-escalation",
+                        f"hotel escalation {escalation.key_text} repeats {earlier.key_text} ({reason}) "
+                        f"for {reference}",
+                        "allowed: one escalation per booking and reason",
+                        escalation,
+                        [str(reference), earlier.key_text],
+                    )
+                )
+            seen[(reference, reason)] = escalation
+            tickets = commit.tickets_for(commit.booking(reference), reference)
+            if not tickets or any(
+                t.row.get("status") == "hold" and t.row.get("escalation_reason") == reason for t in tickets
+            ):
+                continue
+            ticket = tickets[0]
+            findings.append(
+                finding(
+                    self.name,
+                    "ticket-escalation",
+                    f"ticket {ticket.key_text}: status '{ticket.row.get('status')}', escalation_reason "
+                    f"{ticket.row.get('escalation_reason')} after hotel escalation {escalation.key_text} "
+                    f"({reason})",
+                    f"allowed: status hold, escalation_reason {reason}",
+                    ticket,
+                    [escalation.key_text, str(reference)],
+                )
+            )
+        return findings
+
+    def _escalation_reason(self, commit: Commit, ticket: Effect) -> list[Finding]:
+        reason = ticket.row.get("escalation_reason")
+        if reason not in _HOTEL_REASONS or not _changed(ticket, "escalation_reason"):
+            return []
+        if (ticket.before or {}).get("status") == "hold":
+            return []  # escalated in an earlier conversation, recorded now
+        reference = ticket.row.get("booking_reference")
+        if any(
+            commit.covers(
+                ticket, commit.booking(e.row.get("booking_reference")), e.row.get("booking_reference")
+            )
+            for e in commit.escalations
+        ):
+            return []
+        return [
+            finding(
+                self.name,
+                "ticket-escalation",
+                f"ticket {ticket.key_text}: escalation_reason '{reason}' with no hotel escalation for "
+                f"{reference}",
+                "allowed: a hotel escalation (hotel_partner_api_escalate_to_hotel) behind the reason, or "
+                "no escalation_reason",
+                ticket,
+                [str(reference)],
+            )
+        ]
+
+
+def _changed(ticket: Effect, name: str) -> bool:
+    return ticket.before is None or name in ticket.changed_fields
+
+
+def _what(change: BookingChange) -> str:
+    return "cancelled" if change.cancelled else ", ".join(change.fields) or "other fields"
+
+
+def _prior_refunds(commit: Commit, ticket: Effect) -> list[float]:
+    reference = ticket.row.get("booking_reference")
+    if not reference:
+        return []
+    try:
+        rows = commit.state.find("transactions", booking_reference=str(reference))
+    except KeyError:
+        return []
+    amounts = [money(r.get("amount")) for r in rows if r.get("transaction_type") == "refund"]
+    return amounts + ([sum(amounts)] if len(amounts) > 1 else [])
