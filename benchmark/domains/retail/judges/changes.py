@@ -26,11 +26,11 @@ __all__ = [
     "CUSTOMER_COLUMN",
     "Changes",
     "CustomerLink",
+    "by_key",
     "customer_links",
-    "finding_evidence",
     "link_queries",
     "money",
-    "profile_query",
+    "row_by_key",
     "timestamp",
 ]
 
@@ -118,14 +118,20 @@ def link_queries(changes: Changes) -> list[Query]:
     for ticket in changes.tickets():
         requester = ticket.row.get("requester_id")
         if requester is not None:
-            queries.setdefault(Query.of("zendesk_users", None, id=str(requester)), None)
+            queries.setdefault(by_key("zendesk_users", str(requester)), None)
     for customer_id in changes.customer_ids():
-        queries.setdefault(profile_query(customer_id), None)
+        queries.setdefault(by_key("customer_profiles", customer_id), None)
     return list(queries)
 
 
-def profile_query(customer_id: str) -> Query:
-    return Query.of("customer_profiles", None, id=customer_id)
+def by_key(table: str, key: Any, column: str = "id") -> Query:
+    """The query for one row by its key; the same query as a rule pack's ``one: true`` lookup."""
+    return Query.of(table, 1, **{column: key})
+
+
+def row_by_key(state: StateSnapshot, table: str, key: Any, column: str = "id") -> Mapping[str, Any] | None:
+    rows = state.rows(by_key(table, key, column))
+    return rows[0] if rows else None
 
 
 def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]:
@@ -135,13 +141,13 @@ def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]
         requester = ticket.row.get("requester_id")
         if requester is None:
             continue
-        user = state.get("zendesk_users", id=str(requester))
+        user = row_by_key(state, "zendesk_users", str(requester))
         email = None if user is None else user.get("email")
         if isinstance(email, str):
             emails.setdefault(email.strip().lower(), []).append(ticket)
     links: list[CustomerLink] = []
     for customer_id in changes.customer_ids():
-        profile = state.get("customer_profiles", id=customer_id)
+        profile = row_by_key(state, "customer_profiles", customer_id)
         tier = None if profile is None else profile.get("customer_tier")
         for effect in changes.of("customer_profiles"):
             if effect.key_text == customer_id and effect.before is not None:
@@ -151,16 +157,6 @@ def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]
         known = tier if isinstance(tier, str) else None
         links.append(CustomerLink(customer_id, profile, known, tuple(tickets)))
     return links
-
-
-def finding_evidence(effect: Effect, *records: Any, **extra: Any) -> dict[str, Any]:
-    """Evidence naming the record a finding is about and the records it was judged against."""
-    evidence: dict[str, Any] = {"table": effect.table, "key": effect.key_text}
-    named = [str(record) for record in records if record is not None]
-    if named:
-        evidence["records"] = named
-    evidence.update(extra)
-    return evidence
 
 
 def money(value: Any) -> float:

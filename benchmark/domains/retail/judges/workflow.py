@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmark.domains.retail.judges.changes import Changes, money, profile_query, timestamp
+from benchmark.domains.retail.judges.changes import Changes, by_key, money, row_by_key, timestamp
 from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
 __all__ = ["WorkflowJudge"]
@@ -71,16 +71,16 @@ class WorkflowJudge:
         changes = Changes(effects)
         wanted: dict[Query, None] = {}
         for rma in changes.inserted("rma_records"):
-            wanted[Query.of("order_line_items", None, id=rma.row.get("line_item_id"))] = None
-            wanted[Query.of("orders", None, id=rma.row.get("order_id"))] = None
+            wanted[by_key("order_line_items", rma.row.get("line_item_id"))] = None
+            wanted[by_key("orders", rma.row.get("order_id"))] = None
             wanted[Query.of("installation_jobs", None, order_id=rma.row.get("order_id"))] = None
         for order in changes.inserted("orders"):
-            wanted[profile_query(str(order.row.get("customer_id")))] = None
+            wanted[by_key("customer_profiles", order.row.get("customer_id"))] = None
             wanted[Query.of("orders", None, customer_id=order.row.get("customer_id"))] = None
         for line in changes.inserted("order_line_items"):
             wanted[Query.of("order_line_items", None, sku=line.row.get("sku"))] = None
         for job in changes.updated("installation_jobs", "scheduled_date"):
-            wanted[profile_query(str(job.row.get("customer_id")))] = None
+            wanted[by_key("customer_profiles", job.row.get("customer_id"))] = None
         for order_id in {refund.row.get("order_id") for refund in changes.inserted("refunds")}:
             wanted[Query.of("refunds", None, order_id=order_id)] = None
             wanted[Query.of("payment_transactions", None, order_id=order_id)] = None
@@ -143,10 +143,10 @@ class WorkflowJudge:
         findings: list[Finding] = []
         returned: dict[str, str] = {}
         for rma in rmas:
-            item = state.get("order_line_items", id=rma.row.get("line_item_id"))
+            item = row_by_key(state, "order_line_items", rma.row.get("line_item_id"))
             if item is not None:
                 returned[str(item.get("sku"))] = rma.key_text
-            original = state.get("orders", id=rma.row.get("order_id"))
+            original = row_by_key(state, "orders", rma.row.get("order_id"))
             if original is not None and original.get("fulfillment_type") == "drop_ship":
                 findings.append(
                     self._finding(
@@ -177,7 +177,7 @@ class WorkflowJudge:
 
     def _courtesy(self, order: Effect, state: StateSnapshot) -> list[Finding]:
         customer_id = order.row.get("customer_id")
-        profile = state.get("customer_profiles", id=str(customer_id))
+        profile = row_by_key(state, "customer_profiles", customer_id)
         if profile is None:
             return []
         score = profile.get("customer_score")
@@ -208,7 +208,7 @@ class WorkflowJudge:
                         "allowed: the final price less fees; 0 only for an exchange with a replacement order",
                     )
                 )
-            order = state.get("orders", id=rma.row.get("order_id"))
+            order = row_by_key(state, "orders", rma.row.get("order_id"))
             if order is None or order.get("status") != "installation_scheduled":
                 continue
             if not order.get("installation_service_id"):
@@ -425,7 +425,7 @@ class WorkflowJudge:
     ) -> list[Finding]:
         findings: list[Finding] = []
         order_id = job.row.get("order_id")
-        profile = state.get("customer_profiles", id=str(job.row.get("customer_id")))
+        profile = row_by_key(state, "customer_profiles", job.row.get("customer_id"))
         score = None if profile is None else profile.get("customer_score")
         delayed = new is not None and old is not None and new - old > timedelta(days=7)
         if isinstance(score, int) and delayed:
