@@ -18,6 +18,7 @@ from benchmark.domains.consulting.judges.tickets import (
     requester_email,
     requester_queries,
     row,
+    text,
     tickets_of,
 )
 from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict
@@ -66,7 +67,8 @@ class TicketApprovalsJudge:
         found = row(ticket).get("approver_id")
         yield finding(
             self.name,
-            f"ticket {ticket.key_text}: approver_id '{found}' is not in alphabetical order without repeats",
+            f"ticket {ticket.key_text}: approver_id '{text(found)}' is not in alphabetical order"
+            " without repeats",
             f"allowed: {','.join(ordered)}",
             "ticket-approver-order",
             ticket,

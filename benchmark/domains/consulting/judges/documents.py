@@ -25,6 +25,7 @@ from benchmark.domains.consulting.judges.tickets import (
     requester_email,
     requester_queries,
     row,
+    text,
     tickets_of,
 )
 from judges import CommitContext, Effect, Finding, Query, Verdict
@@ -130,7 +131,7 @@ class TicketDocumentsJudge:
             out.append(
                 finding(
                     self.name,
-                    f"ticket {ticket.key_text}: {action.field} '{found}' while {action.name} is for"
+                    f"ticket {ticket.key_text}: {action.field} '{text(found)}' while {action.name} is for"
                     f" {action.value}",
                     f"allowed: {action.field} naming {action.value}",
                     "action-ticket-field",
@@ -151,8 +152,8 @@ class TicketDocumentsJudge:
             if status != "pending":
                 yield finding(
                     self.name,
-                    f"ticket {ticket.key_text}: status '{status}' while {_some(waiting)} started in this"
-                    " transaction and the request waits on it",
+                    f"ticket {ticket.key_text}: status '{text(status)}' while {_some(waiting)} started"
+                    " in this transaction and the request waits on it",
                     "allowed: pending",
                     "ticket-status-waiting",
                     ticket,
@@ -164,8 +165,8 @@ class TicketDocumentsJudge:
         if status != "solved" and not (row(ticket).get("hardware_order_id") and status == "pending"):
             yield finding(
                 self.name,
-                f"ticket {ticket.key_text}: status '{status}' while {_some(actions)} fulfilled the request"
-                " in this transaction and nothing it started is waiting",
+                f"ticket {ticket.key_text}: status '{text(status)}' while {_some(actions)} fulfilled the"
+                " request in this transaction and nothing it started is waiting",
                 "allowed: solved",
                 "ticket-status-fulfilled",
                 ticket,
@@ -184,8 +185,8 @@ class TicketDocumentsJudge:
             if kind != "training_engagement_coordination" and code != fields.get("engagement_code"):
                 yield finding(
                     self.name,
-                    f"{action.name}: engagement_code '{code}' while ticket {ticket.key_text} records"
-                    f" engagement_code '{fields.get('engagement_code')}'",
+                    f"{action.name}: engagement_code '{text(code)}' while ticket {ticket.key_text} records"
+                    f" engagement_code '{text(fields.get('engagement_code'))}'",
                     "allowed: the ticket's engagement code (both null when none is stored)",
                     "approval-ticket-engagement-code",
                     ticket,

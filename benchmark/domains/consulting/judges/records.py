@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from benchmark.domains.consulting.judges.tickets import became, finding, row, single, tickets_of
+from benchmark.domains.consulting.judges.tickets import became, finding, row, single, text, tickets_of
 from judges import CommitContext, Effect, EffectKind, Finding, Query, Row, StateSnapshot, Verdict
 
 __all__ = ["TicketRecordsJudge"]
@@ -138,7 +138,7 @@ class TicketRecordsJudge:
             self.name,
             f"folder access {grant.key_text}: client-confidential folder {folder['id']} of client"
             f" {folder.get('client_id')} while ticket {ticket.key_text} records client_id"
-            f" '{fields.get('client_id')}' and engagement_code '{fields.get('engagement_code')}'",
+            f" '{text(fields.get('client_id'))}' and engagement_code '{text(fields.get('engagement_code'))}'",
             f"allowed: access on an active engagement of {folder.get('client_id')} that the ticket records"
             " (client_id, engagement_code)",
             "client-folder-engagement",

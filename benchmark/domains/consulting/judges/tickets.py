@@ -20,6 +20,7 @@ __all__ = [
     "requester_queries",
     "row",
     "single",
+    "text",
     "tickets_of",
 ]
 
@@ -47,6 +48,11 @@ def single(value: Any) -> str | None:
     """The id a custom field names when it names exactly one."""
     items = listed(value)
     return items[0] if len(items) == 1 else None
+
+
+def text(value: Any) -> str:
+    """A field value as findings write it (``null`` for none, as the rule pack's messages do)."""
+    return "null" if value is None else str(value)
 
 
 def tickets_of(effects: Sequence[Effect]) -> list[Effect]:

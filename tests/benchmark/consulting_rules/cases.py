@@ -1,0 +1,753 @@
+"""Wrong consulting trajectories: a golden trajectory with one mistake an agent makes, and what the gate says.
+
+Each :class:`Wrong` names the task (``csa_001`` for
+``sandbox_consulting_group1.py:test_csa_001``), the edit, the rule that must
+block the commit and words its finding must contain (the record, the field,
+the value found and what is allowed). :data:`WARNED` are mistakes the gate
+reports without blocking (nothing in the transaction can undo them, or the
+policy leaves room); :data:`MISSED` are real mistakes the gate cannot see,
+each with the reason. Both are replayed too, to keep the counts honest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.benchmark.consulting_rules.conftest import (
+    CREATE,
+    UPDATE,
+    Edit,
+    add,
+    chain,
+    change,
+    change_item,
+    drop,
+)
+
+__all__ = ["MISSED", "WARNED", "WRONG", "Wrong"]
+
+ASSETS, DEGREED, CLIENT = "asset_management_api", "degreed_api", "client_access_api"
+APPROVAL, LICENSES, CONCUR = "approval_create_request", "license_management_api", "concur_api"
+
+
+@dataclass(frozen=True)
+class Wrong:
+    task: str
+    edit: Edit
+    rule: str
+    words: tuple[str, ...] = ()
+    why: str = ""
+
+
+def _approval(kind: str, requester: str, approver: str, **fields: object) -> dict[str, object]:
+    return {
+        "request_type": kind,
+        "requester_email": requester,
+        "approver_email": approver,
+        "amount": None,
+        "engagement_code": None,
+    } | fields
+
+
+def _enroll(email: str, course: str) -> dict[str, object]:
+    return {"action": "enroll_employee", "email": email, "course_id": course}
+
+
+WRONG: dict[str, Wrong] = {
+    # --- ticket lifecycle ---------------------------------------------------------------------------
+    "ticket left open": Wrong(
+        "swa_004",
+        change_item(UPDATE, -1, status="open"),
+        "ticket-status-at-commit",
+        ("ticket 6", "status 'open'", "allowed: pending, hold, solved"),
+    ),
+    "ticket closed by the agent": Wrong(
+        "trv_001",
+        change_item(UPDATE, -1, status="closed"),
+        "ticket-status-at-commit",
+        ("ticket 6", "status 'closed'", "allowed: pending, hold, solved"),
+    ),
+    "approval requested but ticket solved": Wrong(
+        "exp_001",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-status-waiting",
+        ("ticket 6", "status 'solved'", "APR-2-000000", "allowed: pending"),
+    ),
+    "NDA sent but ticket on hold": Wrong(
+        "csa_005",
+        change_item(UPDATE, -1, status="hold"),
+        "ticket-status-waiting",
+        ("ticket 6", "status 'hold'", "NDA", "allowed: pending"),
+    ),
+    "clearance initiated but ticket solved": Wrong(
+        "csa_003",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-status-waiting",
+        ("ticket 6", "status 'solved'", "clearance", "allowed: pending"),
+    ),
+    "prerequisite training enrolled but ticket solved": Wrong(
+        "onb_010",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-status-waiting",
+        ("ticket 6", "status 'solved'", "enrollment ENR-2-000000", "allowed: pending"),
+    ),
+    "folder access granted but ticket pending": Wrong(
+        "doc_001",
+        change_item(UPDATE, -1, status="pending"),
+        "ticket-status-fulfilled",
+        ("ticket 6", "status 'pending'", "FAL-2-000000", "allowed: solved"),
+    ),
+    "device assigned but ticket on hold": Wrong(
+        "hwa_001",
+        change_item(UPDATE, -1, status="hold"),
+        "ticket-status-fulfilled",
+        ("ticket 6", "status 'hold'", "ASMT-2-000000", "allowed: solved"),
+    ),
+    "hardware ordered but ticket solved": Wrong(
+        "hwa_016",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-hardware-order-pending",
+        ("ticket 6", "status 'solved'", "HWO-0056435", "allowed: pending"),
+    ),
+    "solved while the listed approval is pending": Wrong(
+        "trv_002",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-solved-undecided-approval",
+        ("ticket 12848", "status 'solved'", "sarah.thompson@msg.com", "pending"),
+    ),
+    "ticket deleted": Wrong(
+        "trv_002",
+        add("zendesk_delete_item", {"table": "tickets", "id": "12848"}),
+        "ticket-not-deleted",
+        ("ticket 12848 deleted",),
+    ),
+    "comment added to a ticket": Wrong(
+        "trv_001",
+        add(CREATE, {"table": "comments", "item": {"ticket_id": "6", "author_id": "157", "body": "Done."}}),
+        "ticket-no-comments",
+        ("comment", "allowed: no comments"),
+    ),
+    # --- ticket fields --------------------------------------------------------------------------------
+    "ticket assigned to another agent": Wrong(
+        "trv_001",
+        change_item(CREATE, assignee_id="12"),
+        "ticket-assignee",
+        ("ticket 6", "assignee_id '12'", "allowed: 157"),
+    ),
+    "ticket created with an organization": Wrong(
+        "swa_004",
+        change_item(CREATE, organization_id="1"),
+        "ticket-no-organization",
+        ("ticket 6", "organization_id '1'", "allowed: no organization_id"),
+    ),
+    "ticket created with a due date": Wrong(
+        "swa_004",
+        change_item(CREATE, due_at="2025-10-03T17:00:00Z"),
+        "ticket-no-due-date",
+        ("ticket 6", "due_at '2025-10-03T17:00:00Z'", "allowed: no due_at"),
+    ),
+    "ticket of type incident": Wrong(
+        "trv_001",
+        change_item(CREATE, type="incident"),
+        "ticket-type",
+        ("ticket 6", "type 'incident'", "allowed: question, problem, task"),
+    ),
+    "ticket tagged with a hash": Wrong(
+        "doc_001",
+        change_item(CREATE, tags=["#document_access"]),
+        "ticket-category-tag",
+        ("ticket 6", "#document_access", "allowed: exactly one of"),
+    ),
+    "ticket with two category tags": Wrong(
+        "doc_001",
+        change_item(CREATE, tags=["document_access", "client_access"]),
+        "ticket-category-tag",
+        ("ticket 6", "client_access", "allowed: exactly one of"),
+    ),
+    "ticket for an unknown requester": Wrong(
+        "trv_001",
+        change_item(CREATE, requester_id="99999"),
+        "ticket-requester-known",
+        ("ticket 6", "requester_id '99999'"),
+    ),
+    "ticket without priority": Wrong(
+        "trv_001",
+        change_item(CREATE, priority=None),
+        "ticket-priority-set",
+        ("ticket 6", "priority 'null'", "allowed: urgent, high, normal, low"),
+    ),
+    "Partner's request at normal priority": Wrong(
+        "csa_006",
+        change_item(CREATE, priority="high"),
+        "ticket-priority-partner",
+        ("ticket 6", "priority 'high'", "david.martinez@msg.com", "Partner", "allowed: urgent"),
+    ),
+    "rejected expense at normal priority": Wrong(
+        "exp_001",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority-flagged-expense",
+        ("ticket 6", "priority 'normal'", "EXP-2847293", "allowed: high"),
+    ),
+    "started engagement's client access at normal priority": Wrong(
+        "csa_001",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority-started-engagement",
+        ("ticket 6", "priority 'normal'", "ENG-1234567", "allowed: high"),
+    ),
+    "low priority on a provisioning task": Wrong(
+        "doc_001",
+        change_item(CREATE, priority="low"),
+        "ticket-priority-low-informational",
+        ("ticket 6", "priority 'low'", "type 'task'", "allowed: low only"),
+    ),
+    "engagement code of the wrong form": Wrong(
+        "swa_004",
+        chain(
+            change_item(CREATE, engagement_code="ENG-51829"),
+            change(LICENSES, action="allocate", engagement_code="ENG-51829"),
+        ),
+        "ticket-engagement-code-format",
+        ("ticket 6", "engagement_code 'ENG-51829'", "allowed: ENG-#######"),
+    ),
+    "engagement code of a pipeline engagement stored": Wrong(
+        "csa_001",
+        chain(
+            change_item(CREATE, engagement_code="ENG-0034567"),
+            change(APPROVAL, engagement_code="ENG-0034567"),
+        ),
+        "ticket-engagement-code-active",
+        ("ticket 6", "engagement_code 'ENG-0034567'", "pipeline", "allowed: only a valid, active"),
+    ),
+    "engagement code the employee is not on stored": Wrong(
+        "csa_001",
+        chain(
+            change_item(CREATE, engagement_code="ENG-0012345"),
+            change(APPROVAL, engagement_code="ENG-0012345"),
+        ),
+        "ticket-engagement-code-assigned",
+        ("ticket 6", "engagement_code 'ENG-0012345'", "sarah.martinez@msg.com", "not assigned"),
+    ),
+    "approval required without approvers": Wrong(
+        "exp_008",
+        change_item(CREATE, approver_id=None),
+        "ticket-approval-fields",
+        ("ticket 6", "approval_required 'yes'", "approver_id 'null'"),
+    ),
+    "approvers out of alphabetical order": Wrong(
+        "trn_005",
+        change_item(CREATE, approver_id="sarah.thompson@msg.com,robert.davis@msg.com,lisa.chen@msg.com"),
+        "ticket-approver-order",
+        (
+            "ticket 6",
+            "approver_id 'sarah.thompson@msg.com,robert.davis@msg.com,lisa.chen@msg.com'",
+            "allowed: lisa.chen@msg.com,robert.davis@msg.com,sarah.thompson@msg.com",
+        ),
+    ),
+    "approvers separated by a space": Wrong(
+        "swa_002",
+        change_item(UPDATE, -1, approver_id="david.chen@msg.com, jennifer.williams@msg.com"),
+        "ticket-approver-id-format",
+        ("ticket 6", "approver_id 'david.chen@msg.com, jennifer.williams@msg.com'", "without spaces"),
+    ),
+    "license pool other than the catalog's": Wrong(
+        "swa_001",
+        change_item(CREATE, license_pool="enterprise"),
+        "ticket-license-pool",
+        ("ticket 6", "license_pool 'enterprise'", "CAT-1847293", "allowed: standard"),
+    ),
+    "catalog id of no software": Wrong(
+        "swa_003",
+        change_item(UPDATE, -1, catalog_id="CAT-4829999"),
+        "ticket-catalog-id",
+        ("ticket 6", "catalog_id 'CAT-4829999'", "allowed: CAT-#######"),
+    ),
+    "expense report of another employee": Wrong(
+        "exp_001",
+        change_item(UPDATE, -1, expense_report_id="EXP-1000002"),
+        "ticket-expense-report-id",
+        ("ticket 6", "expense_report_id 'EXP-1000002'", "sarah.martinez@msg.com"),
+    ),
+    "asset id of the old device": Wrong(
+        "hwa_001",
+        change_item(CREATE, asset_id="MSG84729163"),
+        "ticket-asset-id",
+        ("ticket 6", "asset_id 'MSG84729163'", "retired", "allowed: MSG########"),
+    ),
+    "device type other than the device's": Wrong(
+        "hwa_001",
+        change_item(CREATE, device_type="laptop"),
+        "ticket-asset-id",
+        ("ticket 6", "asset_id 'MSG95847261'", "device_type 'laptop'", "phone"),
+    ),
+    "client other than the engagement's": Wrong(
+        "csa_001",
+        change_item(CREATE, client_id="CLT-0012345"),
+        "ticket-client-of-engagement",
+        ("ticket 6", "client_id 'CLT-0012345'", "CLT-2847391"),
+    ),
+    # --- approvals ------------------------------------------------------------------------------------
+    "software approval without its amount": Wrong(
+        "swa_001",
+        change(APPROVAL, amount=None),
+        "approval-amount",
+        ("approval APR-2-000000", "amount null", "software_access", "allowed: an amount for software_access"),
+    ),
+    "hardware approval with an amount": Wrong(
+        "hwa_004",
+        change(APPROVAL, amount=999),
+        "approval-amount",
+        ("approval APR-2-000000", "amount 999", "hardware_replacement"),
+    ),
+    "software approval amount other than the annual cost": Wrong(
+        "swa_001",
+        change(APPROVAL, amount=400),
+        "approval-amount-of-record",
+        ("approval APR-2-000000", "amount 400", "CAT-1847293", "allowed: 420"),
+    ),
+    "expense approval amount other than the report's": Wrong(
+        "exp_001",
+        change(APPROVAL, amount=100),
+        "approval-amount-of-record",
+        ("approval APR-2-000000", "amount 100", "EXP-2847293", "allowed: 120"),
+    ),
+    "requester approving their own request": Wrong(
+        "exp_001",
+        chain(
+            change(APPROVAL, approver_email="sarah.martinez@msg.com"),
+            change_item(UPDATE, -1, approver_id="sarah.martinez@msg.com"),
+        ),
+        "approval-not-self",
+        ("approval APR-2-000000", "sarah.martinez@msg.com", "own request"),
+    ),
+    "expense approval routed to the partner": Wrong(
+        "exp_012",
+        chain(
+            change(APPROVAL, approver_email="jennifer.williams@msg.com"),
+            change_item(UPDATE, -1, approver_id="jennifer.williams@msg.com"),
+        ),
+        "approval-approver",
+        ("approval APR-2-000000", "expense_override", "jennifer.williams@msg.com", "manager"),
+    ),
+    "software approval for a Partner": Wrong(
+        "swa_020",
+        chain(
+            add(
+                APPROVAL,
+                _approval(
+                    "software_access", "david.martinez@msg.com", "sarah.thompson@msg.com", amount=50000
+                ),
+                before=UPDATE,
+            ),
+            change_item(
+                UPDATE, -1, status="pending", approval_required="yes", approver_id="sarah.thompson@msg.com"
+            ),
+        ),
+        "approval-needed",
+        ("approval APR-2-000000", "software_access", "Partner", "allowed: no approval request"),
+    ),
+    "approval requested twice": Wrong(
+        "exp_001",
+        add(
+            APPROVAL,
+            _approval("expense_override", "sarah.martinez@msg.com", "michael.thompson@msg.com", amount=120),
+            before=UPDATE,
+        ),
+        "approval-duplicate",
+        ("approval APR-2-000001", "michael.thompson@msg.com", "already exists", "APR-2-000000 pending"),
+    ),
+    "client access approval before the clearance": Wrong(
+        "csa_009",
+        add(
+            APPROVAL,
+            _approval(
+                "client_access",
+                "david.martinez@msg.com",
+                "jennifer.adams@msg.com",
+                engagement_code="ENG-9012345",
+            ),
+            before=CREATE,
+        ),
+        "approval-client-prerequisites",
+        ("approval APR-2-000000", "clearance", "'in_progress'"),
+    ),
+    "approval on an engagement code the ticket does not store": Wrong(
+        "swa_001",
+        change(APPROVAL, engagement_code=None),
+        "approval-ticket-engagement-code",
+        ("approval APR-2-000000", "engagement_code 'null'", "ENG-2847561"),
+    ),
+    "hardware approval for a monitor": Wrong(
+        "hwa_019",
+        chain(
+            add(
+                APPROVAL, _approval("hardware_replacement", "michael.rodriguez@msg.com", "sarah.chen@msg.com")
+            ),
+            change_item(
+                UPDATE, -1, approval_required="yes", approver_id="sarah.chen@msg.com", status="pending"
+            ),
+        ),
+        "approval-peripheral",
+        ("approval APR-2-000000", "monitor", "allowed: no approval"),
+    ),
+    "approval recorded on no ticket": Wrong(
+        "exp_001",
+        chain(drop(CREATE), drop(UPDATE)),
+        "action-without-ticket",
+        ("approval APR-2-000000", "sarah.martinez@msg.com", "no ticket"),
+    ),
+    "approver left out of the ticket": Wrong(
+        "swa_002",
+        change_item(UPDATE, -1, approver_id="david.chen@msg.com"),
+        "action-ticket-field",
+        ("ticket 6", "approver_id 'david.chen@msg.com'", "APR-2-000001", "jennifer.williams@msg.com"),
+    ),
+    # --- software and access --------------------------------------------------------------------------
+    "license from a pool at capacity": Wrong(
+        "swa_003",
+        add(
+            LICENSES,
+            {
+                "action": "allocate",
+                "catalog_id": "CAT-4829571",
+                "email": "sarah.martinez@msg.com",
+                "pool_type": "standard",
+                "engagement_code": "ENG-4027183",
+            },
+            before=UPDATE,
+        ),
+        "license-pool-capacity",
+        ("license LIC-2-000000", "CAT-4829571", "6 licenses", "would have 7"),
+    ),
+    "license before the approval is granted": Wrong(
+        "swa_001",
+        add(
+            LICENSES,
+            {
+                "action": "allocate",
+                "catalog_id": "CAT-1847293",
+                "email": "sarah.martinez@msg.com",
+                "pool_type": "standard",
+                "engagement_code": "ENG-2847561",
+            },
+        ),
+        "license-approved",
+        ("license LIC-2-000000", "Tableau", "Analyst", "APR-2-000000 pending"),
+    ),
+    "license from the wrong pool": Wrong(
+        "swa_004",
+        change(LICENSES, action="allocate", pool_type="standard"),
+        "license-pool-type",
+        ("license LIC-2-000000", "CAT-2847391", "standard pool", "catalog: enterprise"),
+    ),
+    "specialized software without engagement code": Wrong(
+        "swa_004",
+        change(LICENSES, action="allocate", engagement_code=None),
+        "license-engagement-code",
+        ("license LIC-2-000000", "Miro", "engagement code 'null'"),
+    ),
+    "application access without a license": Wrong(
+        "swa_004",
+        drop(LICENSES, action="allocate"),
+        "okta-licensed",
+        ("application access AAL-2-000000", "Miro", "CAT-2847391"),
+    ),
+    "application access provisioned twice": Wrong(
+        "onb_001",
+        add(
+            "okta_provision_access",
+            {"access_type": "full_access", "app_name": "Zoom", "email": "sarah.martinez@msg.com"},
+            before=UPDATE,
+        ),
+        "okta-duplicate",
+        ("application access AAL-2-000004", "Zoom", "already has"),
+    ),
+    "license without its ticket's catalog id": Wrong(
+        "swa_004",
+        change_item(CREATE, catalog_id=None),
+        "action-ticket-field",
+        ("ticket 6", "catalog_id 'null'", "LIC-2-000000", "CAT-2847391"),
+    ),
+    # --- hardware -------------------------------------------------------------------------------------
+    "device reserved but never assigned": Wrong(
+        "hwa_001",
+        drop(ASSETS, action="assign_device"),
+        "device-from-stock",
+        ("device MSG95847261", "'reserved'", "allowed: available → reserved → assigned"),
+    ),
+    "later unit assigned before the first": Wrong(
+        "hwa_001",
+        chain(
+            drop(ASSETS, action="reserve_device"),
+            change(ASSETS, action="assign_device", asset_id="MSG95847262"),
+            change_item(CREATE, asset_id="MSG95847262"),
+        ),
+        "device-first-available",
+        ("device MSG95847262", "MSG95847261", "iPhone 15", "allowed: the first available device"),
+    ),
+    "device from another office": Wrong(
+        "hwa_001",
+        chain(
+            drop(ASSETS, action="reserve_device"),
+            change(ASSETS, action="assign_device", asset_id="MSG00002002"),
+            change_item(CREATE, asset_id="MSG00002002"),
+        ),
+        "device-assignment-office",
+        ("device assignment ASMT-2-000000", "MSG00002002", "Austin", "Chicago"),
+    ),
+    "device already held by someone else": Wrong(
+        "hwa_001",
+        chain(
+            drop(ASSETS, action="reserve_device"),
+            change(ASSETS, action="assign_device", asset_id="MSG00002001"),
+            change_item(CREATE, asset_id="MSG00002001"),
+        ),
+        "device-assignment-single",
+        ("device assignment ASMT-2-000000", "MSG00002001", "already assigned"),
+    ),
+    "available device retired": Wrong(
+        "hwa_001",
+        change(ASSETS, action="retire_device", asset_id="MSG95847262"),
+        "device-retired-in-use",
+        ("device MSG95847262", "retired while 'available'"),
+    ),
+    # --- expenses -------------------------------------------------------------------------------------
+    "override before the approval is granted": Wrong(
+        "exp_001",
+        add(
+            CONCUR,
+            {
+                "action": "override_expense_rejection",
+                "expense_report_id": "EXP-2847293",
+                "override_reason": "justified_exception",
+                "approver_email": "michael.thompson@msg.com",
+            },
+        ),
+        "expense-override-approved",
+        (
+            "expense report EXP-2847293",
+            "justified_exception",
+            "michael.thompson@msg.com",
+            "APR-2-000000 pending",
+        ),
+    ),
+    "override reason system_error for a missing receipt": Wrong(
+        "exp_008",
+        change(CONCUR, action="override_expense_rejection", override_reason="system_error"),
+        "expense-override-reason",
+        ("expense report EXP-2847593", "'system_error'", "receipt 'missing'", "allowed: receipt_exception"),
+    ),
+    "override approved by someone other than the manager": Wrong(
+        "exp_007",
+        change(CONCUR, action="override_expense_rejection", approver_email="michael.chen@msg.com"),
+        "expense-override-manager",
+        ("expense report EXP-7394821", "michael.chen@msg.com", "sarah.thompson@msg.com"),
+    ),
+    # --- training -------------------------------------------------------------------------------------
+    "enrolled before the cost approval is granted": Wrong(
+        "trn_002",
+        add(DEGREED, _enroll("sarah.martinez@msg.com", "CRS-2847391")),
+        "enrollment-cost-approvals",
+        ("enrollment ENR-2-000000", "CRS-2847391", "3500", "APR-2-000000 pending"),
+    ),
+    "enrolled before the engagement approvals": Wrong(
+        "trn_005",
+        add(DEGREED, _enroll("david.martinez@msg.com", "CRS-2847391")),
+        "enrollment-engagement-approvals",
+        ("enrollment ENR-2-000000", "CRS-2847391", "ENG-2583694", "ENG-3694705"),
+    ),
+    "conference during an active engagement": Wrong(
+        "trn_008",
+        add(DEGREED, _enroll("sarah.martinez@msg.com", "CRS-4829571"), before=UPDATE),
+        "enrollment-conference-overlap",
+        ("enrollment ENR-2-000000", "conference CRS-4829571", "ENG-6927038", "allowed: no enrollment"),
+    ),
+    "enrolled in a full session": Wrong(
+        "trn_011",
+        add(DEGREED, _enroll("michael.rodriguez@msg.com", "CRS-4829571"), before=UPDATE),
+        "enrollment-seats",
+        ("enrollment ENR-2-000000", "CRS-4829571", "0 seats", "allowed: no enrollment in a full session"),
+    ),
+    "enrolled without the prerequisites": Wrong(
+        "trn_001",
+        chain(
+            change(DEGREED, action="enroll_employee", course_id="CRS-1000002"),
+            change_item(CREATE, course_id="CRS-1000002"),
+            change_item(UPDATE, -1, course_id="CRS-1000002"),
+        ),
+        "enrollment-prerequisites",
+        ("enrollment ENR-2-000000", "CRS-1000002", "CRS-1000001"),
+    ),
+    "enrolled twice": Wrong(
+        "trn_004",
+        add(DEGREED, _enroll("sarah.martinez@msg.com", "CRS-3847291")),
+        "enrollment-duplicate",
+        ("enrollment ENR-2-000001", "already enrolled", "CRS-3847291"),
+    ),
+    # --- client access and documents ------------------------------------------------------------------
+    "NDA sent before the clearance": Wrong(
+        "csa_004",
+        add(
+            "nda_api",
+            {"action": "send_for_signature", "client_id": "CLT-9384751", "email": "david.martinez@msg.com"},
+            before=UPDATE,
+        ),
+        "nda-after-clearance",
+        ("NDA david.martinez@msg.com/CLT-9384751", "'in_progress'", "allowed: initiate the clearance first"),
+    ),
+    "clearance initiated again": Wrong(
+        "csa_001",
+        add(
+            "background_check_api",
+            {"action": "initiate", "clearance_level": "standard", "email": "sarah.martinez@msg.com"},
+        ),
+        "clearance-not-restarted",
+        ("clearance sarah.martinez@msg.com", "initiated while 'cleared'"),
+    ),
+    "clearance of the wrong level": Wrong(
+        "csa_009",
+        change("background_check_api", action="initiate", clearance_level="standard"),
+        "clearance-level-of-client",
+        ("clearance david.martinez@msg.com", "standard", "CLT-4829371", "allowed: high_security"),
+    ),
+    "client system provisioned before approval": Wrong(
+        "csa_001",
+        add(
+            CLIENT,
+            {
+                "action": "provision_client_system",
+                "client_id": "CLT-2847391",
+                "email": "sarah.martinez@msg.com",
+                "system_name": "Meridian VPN",
+                "access_type": "full_access",
+            },
+            before=UPDATE,
+        ),
+        "client-access-approved",
+        ("client system access CSA-2-000000", "CLT-2847391", "APR-2-000000 david.thompson@msg.com pending"),
+    ),
+    "client system provisioned before the prerequisites": Wrong(
+        "csa_004",
+        add(
+            CLIENT,
+            {
+                "action": "provision_client_system",
+                "client_id": "CLT-9384751",
+                "email": "david.martinez@msg.com",
+                "system_name": "MedHealth EHR",
+                "access_type": "full_access",
+            },
+            before=UPDATE,
+        ),
+        "client-access-prerequisites",
+        ("client system access CSA-2-000000", "CLT-9384751", "'in_progress (high_security)'", "not_signed"),
+    ),
+    "VPN for a client the employee does not work for": Wrong(
+        "csa_006",
+        add(
+            CLIENT,
+            {"action": "provision_vpn", "client_id": "CLT-0012345", "email": "david.martinez@msg.com"},
+            before=UPDATE,
+        ),
+        "client-access-assigned",
+        ("VPN access VPN-2-000000", "david.martinez@msg.com", "CLT-0012345"),
+    ),
+    "folder opened as editor": Wrong(
+        "doc_001",
+        change("box_api", action="grant_folder_access", permission_level="editor"),
+        "folder-viewer-only",
+        ("folder access FAL-2-000000", "permission_level 'editor'", "allowed: viewer"),
+    ),
+    "confidential folder before the manager's approval": Wrong(
+        "doc_003",
+        add(
+            "box_api",
+            {
+                "action": "grant_folder_access",
+                "email": "sarah.martinez@msg.com",
+                "folder_id": "FLD-8472951",
+                "permission_level": "viewer",
+            },
+        ),
+        "folder-confidential-approval",
+        (
+            "folder access FAL-2-000000",
+            "confidential folder FLD-8472951",
+            "allowed: grant after the direct manager approved",
+        ),
+    ),
+    "client-confidential folder before the NDA is signed": Wrong(
+        "doc_007",
+        add(
+            "box_api",
+            {
+                "action": "grant_folder_access",
+                "email": "sarah.martinez@msg.com",
+                "folder_id": "FLD-8472639",
+                "permission_level": "viewer",
+            },
+        ),
+        "folder-client-confidential-prerequisites",
+        ("folder access FAL-2-000000", "FLD-8472639", "sent_for_signature"),
+    ),
+    "client-confidential folder without the engagement on the ticket": Wrong(
+        "doc_013",
+        change_item(UPDATE, -1, client_id="CLT-0012345"),
+        "client-folder-engagement",
+        ("folder access FAL-2-000000", "FLD-3847291", "client_id 'CLT-0012345'"),
+    ),
+    "folder opened for another employee": Wrong(
+        "doc_001",
+        change("box_api", action="grant_folder_access", email="david.martinez@msg.com"),
+        "action-ticket-requester",
+        ("folder access FAL-2-000000", "david.martinez@msg.com", "sarah.martinez@msg.com"),
+    ),
+    "folder access without the ticket's folder id": Wrong(
+        "doc_001",
+        change_item(CREATE, folder_id=None),
+        "action-ticket-field",
+        ("ticket 6", "folder_id 'null'", "FLD-2847391"),
+    ),
+}
+
+WARNED: dict[str, Wrong] = {
+    "ticket created as pending": Wrong(
+        "exp_001",
+        change_item(CREATE, status="pending"),
+        "ticket-created-open",
+        ("ticket 6", "created with status 'pending'", "allowed at creation: open"),
+        "the audit row is written with the ticket and nothing the agent can call removes it",
+    ),
+    "approval routed to a partner on leave": Wrong(
+        "swa_007",
+        chain(
+            change(APPROVAL, approver_email="jennifer.davis@msg.com"),
+            change_item(CREATE, approver_id="jennifer.davis@msg.com"),
+            change_item(UPDATE, -1, approver_id="jennifer.davis@msg.com"),
+        ),
+        "approval-approver-available",
+        ("approval APR-2-000000", "jennifer.davis@msg.com", "on leave", "allowed: an available approver"),
+        "a leave may be known to end before the request is read, so the gate warns",
+    ),
+}
+
+MISSED: dict[str, Wrong] = {
+    "provisioning request filed as a question": Wrong(
+        "doc_001",
+        change_item(CREATE, type="question"),
+        "",
+        why="whether the employee asked for information or for access is in the conversation, not the state",
+    ),
+    "dead phone at normal priority": Wrong(
+        "hwa_005",
+        change_item(UPDATE, -1, priority="normal"),
+        "",
+        why="how broken the device is comes from the employee's words; no record holds it",
+    ),
+    "missing receipt overridden as a justified exception": Wrong(
+        "exp_008",
+        change(CONCUR, action="override_expense_rejection", override_reason="justified_exception"),
+        "",
+        why="justified_exception also covers per diem and late submissions, which a report can have"
+        " together with a missing receipt; the per diem limits are in a knowledge-base article",
+    ),
+}
