@@ -137,7 +137,7 @@ class TicketOutcomeJudge:
             f"{link.email} was created or updated"
         )
         hint = "allowed: a new or reused ticket whose requester is the customer's Zendesk user"
-        evidence = {"customer_id": link.customer_id, "records": work.records}
+        evidence = {"table": "customer_profiles", "key": link.customer_id, "records": work.records}
         return self._finding("ticket-documents-work", message, hint, evidence)
 
     def _status(self, link: CustomerLink, work: _Work) -> list[Finding]:

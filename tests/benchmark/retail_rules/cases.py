@@ -1,0 +1,559 @@
+"""Wrong retail trajectories: a golden trajectory with one mistake an agent makes, and what the gate says.
+
+Each :class:`Wrong` names the task (``ST006_001`` for
+``sandbox_external_retail_group1.py:test_case_ST006_001``), the edit, the rule
+that must block the commit and words its finding must contain (the record,
+the field, the value found and what is allowed). :data:`MISSED` are real
+mistakes the gate cannot see, each with the reason; they are replayed too, to
+keep the count of caught and missed honest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tests.benchmark.retail_rules.conftest import Edit, add, chain, change, change_item, drop
+
+__all__ = ["MISSED", "WRONG", "Wrong"]
+
+CREATE, UPDATE = "zendesk_create_item", "zendesk_update_item"
+
+
+@dataclass(frozen=True)
+class Wrong:
+    task: str
+    edit: Edit
+    rule: str
+    words: tuple[str, ...] = ()
+    why: str = ""
+
+
+def _ticket(subject: str, requester: str, **fields: object) -> dict[str, object]:
+    item: dict[str, object] = {
+        "subject": subject,
+        "description": subject,
+        "status": "open",
+        "priority": "normal",
+        "type": "incident",
+        "requester_id": requester,
+        "assignee_id": "2",
+        "tags": None,
+        "organization_id": None,
+        "due_at": None,
+    }
+    return {"table": "tickets", "item": {**item, **fields}}
+
+
+WRONG: dict[str, Wrong] = {
+    # --- tickets ------------------------------------------------------------------------------
+    "blog case: carrier investigation solved instead of hold": Wrong(
+        "ST003_006",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-carrier-investigation-on-hold",
+        ("ticket 20", "status 'solved'", "carrier investigation", "allowed: hold"),
+    ),
+    "ticket left open": Wrong(
+        "ST002_001",
+        change_item(UPDATE, -1, status="open"),
+        "ticket-status-at-resolution",
+        ("ticket 6", "status 'open'", "allowed: pending, hold, solved"),
+    ),
+    "ticket closed by the agent": Wrong(
+        "ST025_003",
+        change_item(UPDATE, -1, status="closed"),
+        "ticket-status-at-resolution",
+        ("ticket 7", "status 'closed'", "allowed: pending, hold, solved"),
+    ),
+    "ticket created as a question": Wrong(
+        "ST002_001",
+        change_item(CREATE, type="question"),
+        "ticket-type-incident",
+        ("ticket 6", "type 'question'", "allowed: incident"),
+    ),
+    "ticket assigned to another agent": Wrong(
+        "ST013_001",
+        change_item(CREATE, assignee_id="5"),
+        "ticket-assignee",
+        ("ticket 6", "assignee_id '5'", "allowed: 2"),
+    ),
+    "ticket created with tags": Wrong(
+        "ST025_001",
+        change_item(UPDATE, -1, tags=["cancellation"]),
+        "ticket-no-tags",
+        ("ticket 6", "cancellation", "allowed: no tags"),
+    ),
+    "ticket created with an organization": Wrong(
+        "ST006_004",
+        change_item(CREATE, organization_id="1"),
+        "ticket-no-organization",
+        ("ticket 6", "organization_id '1'", "allowed: no organization_id"),
+    ),
+    "ticket created with a due date": Wrong(
+        "ST029_001",
+        change_item(CREATE, due_at="2025-10-03T17:00:00Z"),
+        "ticket-no-due-date",
+        ("ticket 6", "due_at '2025-10-03T17:00:00Z'", "allowed: no due_at"),
+    ),
+    "ticket created without priority": Wrong(
+        "ST002_001",
+        change_item(CREATE, priority=None),
+        "ticket-priority-set",
+        ("ticket 6", "no priority"),
+    ),
+    "ticket for an unknown requester": Wrong(
+        "ST025_001",
+        change_item(CREATE, requester_id="99999"),
+        "ticket-requester-known",
+        ("ticket 6", "requester_id '99999'"),
+    ),
+    "comment added to a ticket": Wrong(
+        "ST002_001",
+        add(
+            CREATE,
+            {"table": "comments", "item": {"ticket_id": "6", "author_id": "2", "body": "Delay explained."}},
+        ),
+        "ticket-no-comments",
+        ("comment", "allowed: no comments"),
+    ),
+    "ticket deleted": Wrong(
+        "ST006_002",
+        add("zendesk_delete_item", {"table": "tickets", "id": "16"}),
+        "ticket-not-deleted",
+        ("ticket 16 deleted",),
+    ),
+    "RMA created but ticket solved": Wrong(
+        "ST006_004",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-hold-for-pending-work",
+        ("ticket 6", "status 'solved'", "RMA-20000004", "ORD-10000004", "allowed: hold"),
+    ),
+    "RMA created but ticket pending": Wrong(
+        "ST006_017",
+        change_item(UPDATE, -1, status="pending"),
+        "ticket-hold-for-pending-work",
+        ("ticket 15", "status 'pending'", "RMA-20000004", "allowed: hold"),
+    ),
+    "warranty claim filed but ticket solved": Wrong(
+        "ST013_003",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-hold-for-pending-work",
+        ("ticket 7", "status 'solved'", "WCL-20000003", "allowed: hold"),
+    ),
+    "corrective installation scheduled but ticket solved": Wrong(
+        "ST017_001",
+        change_item(UPDATE, -1, status="solved"),
+        "ticket-hold-for-pending-work",
+        ("ticket 6", "status 'solved'", "JOB-10000025", "allowed: hold"),
+    ),
+    "order cancelled but ticket on hold": Wrong(
+        "ST025_001",
+        change_item(UPDATE, -1, status="hold"),
+        "ticket-status-for-outcome",
+        ("ticket 6", "status 'hold'", "ORD-90077", "allowed: solved"),
+    ),
+    "exchange left pending": Wrong(
+        "ST011_006",
+        change_item(UPDATE, -1, status="pending"),
+        "ticket-status-for-outcome",
+        ("ticket 7", "status 'pending'", "exchange", "allowed: hold, solved"),
+    ),
+    "VIP ticket at normal priority": Wrong(
+        "ST004_001",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority",
+        ("ticket 6", "priority 'normal'", "vip", "allowed: urgent"),
+    ),
+    "VIP return at high priority": Wrong(
+        "ST006_028",
+        change_item(UPDATE, -1, priority="high"),
+        "ticket-priority",
+        ("ticket 6", "priority 'high'", "vip", "allowed: urgent"),
+    ),
+    "Plus member at normal priority": Wrong(
+        "ST006_016",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority",
+        ("ticket 6", "priority 'normal'", "plus_member", "allowed: urgent, high"),
+    ),
+    "Plus member cancelling membership at low priority": Wrong(
+        "ST031_001",
+        change_item(UPDATE, -1, priority="low"),
+        "ticket-priority",
+        ("ticket 6", "priority 'low'", "plus_member", "allowed: urgent, high"),
+    ),
+    "wrong item received at normal priority": Wrong(
+        "ST006_003",
+        change_item(UPDATE, -1, priority="normal"),
+        "ticket-priority",
+        ("ticket 7", "priority 'normal'", "wrong_item_received", "allowed: urgent"),
+    ),
+    "missing package replaced at normal priority": Wrong(
+        "ST004_004",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority",
+        ("ticket 6", "priority 'normal'", "courtesy replacement", "allowed: urgent"),
+    ),
+    "standard return at urgent priority": Wrong(
+        "ST006_004",
+        change_item(CREATE, priority="urgent"),
+        "ticket-priority",
+        ("ticket 6", "priority 'urgent'", "standard", "allowed: normal"),
+    ),
+    "standard warranty claim at high priority": Wrong(
+        "ST013_001",
+        change_item(CREATE, priority="high"),
+        "ticket-priority",
+        ("ticket 6", "priority 'high'", "standard", "allowed: normal"),
+    ),
+    "installation leak of a standard customer at normal priority": Wrong(
+        "ST017_001",
+        change_item(CREATE, priority="normal"),
+        "ticket-priority",
+        ("ticket 6", "priority 'normal'", "workmanship", "allowed: urgent, high"),
+    ),
+    "return processed without a ticket": Wrong(
+        "ST006_001",
+        chain(drop(UPDATE), drop(CREATE)),
+        "ticket-documents-work",
+        ("CUS-20010", "RMA-20000004", "no ticket"),
+    ),
+    # --- orders -------------------------------------------------------------------------------
+    "shipped order cancelled": Wrong(
+        "ST010_001",
+        add("cancel_order", {"order_id": "ORD-10000010", "cancellation_reason": "customer_request"}),
+        "order-cancel-eligible",
+        (
+            "order ORD-10000010",
+            "cancelled while 'shipped'",
+            "allowed: cancel only pending_payment or processing",
+        ),
+    ),
+    "order cancelled, installation kept": Wrong(
+        "ST025_004",
+        drop("cancel_installation"),
+        "order-cancel-installation",
+        ("order ORD-10000020", "JOB-10000020", "'scheduled'", "allowed: installation job cancelled"),
+    ),
+    "address changed on a shipped order": Wrong(
+        "ST028_003",
+        add(
+            "update_order_address",
+            {
+                "order_id": "ORD-10000015",
+                "new_address_line1": "12 Harbor Road",
+                "new_address_city": "Miami",
+                "new_address_state": "FL",
+                "new_address_zip": "33139",
+            },
+        ),
+        "order-modification-window",
+        ("order ORD-10000015", "shipping address changed while 'shipped'", "within the last 2 hours"),
+    ),
+    "VIP replacement shipped standard": Wrong(
+        "ST004_001",
+        change("create_replacement_order", shipping_speed="standard"),
+        "replacement-order-shipping",
+        ("ORD-20000001", "shipping_speed 'standard'", "vip", "allowed: expedited"),
+    ),
+    "standard customer's replacement shipped expedited": Wrong(
+        "ST004_004",
+        change("create_replacement_order", shipping_speed="expedited"),
+        "replacement-order-shipping",
+        ("ORD-20000001", "shipping_speed 'expedited'", "allowed: standard"),
+    ),
+    "replacement to another address": Wrong(
+        "ST004_004",
+        change("create_replacement_order", shipping_address_line1="458 Elm Street"),
+        "replacement-order-address",
+        ("ORD-20000001", "458 Elm Street", "allowed: the shipping address of the original order"),
+    ),
+    "courtesy replacement for an opportunist": Wrong(
+        "ST004_007",
+        add(
+            "create_replacement_order",
+            {
+                "sku": "ACC-4432",
+                "quantity": 1,
+                "customer_id": "CUS-10000010",
+                "shipping_speed": "standard",
+                "original_order_id": "ORD-10000015",
+                "shipping_address_line1": "742 Oak Street",
+                "shipping_address_city": "Nashville",
+                "shipping_address_state": "TN",
+                "shipping_address_zip": "37203",
+            },
+            before=UPDATE,
+        ),
+        "courtesy-replacement-eligible",
+        ("ORD-20000001", "CUS-10000010", "carrier investigation"),
+    ),
+    "replacement of more units than in stock": Wrong(
+        "ST004_004",
+        change("create_replacement_order", quantity=13),
+        "inventory-not-negative",
+        ("inventory TAB-5512", "available_quantity -1"),
+    ),
+    # --- refunds and charges ------------------------------------------------------------------
+    "refund larger than the order": Wrong(
+        "ST002_003",
+        change("create_refund", amount=1500.0),
+        "refund-amount-positive",
+        ("RFD-20000001", "amount 1500", "order total 1245"),
+    ),
+    "late delivery compensation of a made-up amount": Wrong(
+        "ST002_003",
+        change("create_refund", amount=100.0),
+        "refund-late-delivery-amount",
+        ("RFD-20000001", "late_delivery_compensation of 100", "ORD-10000020", "10%"),
+    ),
+    "minor defect refund of a made-up amount": Wrong(
+        "ST012_003",
+        change("create_refund", amount=200.0),
+        "refund-minor-defect-amount",
+        ("RFD-20000001", "partial_refund_minor_defect of 200", "1299"),
+    ),
+    "manual refund for a cancelled order": Wrong(
+        "ST025_002",
+        add(
+            "create_refund",
+            {
+                "order_id": "ORD-10000015",
+                "customer_id": "CUS-10000015",
+                "amount": 249.0,
+                "refund_reason": "order_cancelled",
+            },
+        ),
+        "refund-not-automatic",
+        ("RFD-20000001", "ORD-10000015", "'cancelled'", "allowed: no manual refund"),
+    ),
+    "manual refund beside an RMA": Wrong(
+        "ST006_019",
+        add(
+            "create_refund",
+            {
+                "order_id": "ORD-10000015",
+                "customer_id": "CUS-10000015",
+                "amount": 129.0,
+                "refund_reason": "order_cancelled",
+            },
+        ),
+        "refund-with-return",
+        ("RFD-20000001", "ORD-10000015", "RMA-20000004", "allowed: no manual refund"),
+    ),
+    "installation cancelled without refunding its cost": Wrong(
+        "ST018_003",
+        drop("create_refund"),
+        "installation-cancellation-refund",
+        ("JOB-20000001", "ORD-20000001", "129.00", "allowed: refund order_cancelled 129.00"),
+    ),
+    "installation cancelled, shipping charged at the service cost": Wrong(
+        "ST018_003",
+        change("charge_customer", amount=129.0),
+        "charge-amount",
+        ("installation_cancelled_shipping of 129", "ORD-20000001", "55.00"),
+    ),
+    "installation in progress cancelled": Wrong(
+        "ST018_005",
+        add(
+            "cancel_installation",
+            {
+                "job_id": "JOB-10000010",
+                "order_id": "ORD-10000010",
+                "cancellation_reason": "customer_wants_ship_only",
+            },
+            before=UPDATE,
+        ),
+        "installation-cancel-eligible",
+        ("JOB-10000010", "cancelled while 'in_progress'"),
+    ),
+    "reship to a corrected address, fee not charged": Wrong(
+        "ST005_005",
+        drop("charge_customer"),
+        "reship-fee",
+        ("order ORD-10000015", "without a reship_fee charge", "allowed: charge reship_fee 15.00"),
+    ),
+    "reship to the address on record, fee charged": Wrong(
+        "ST005_001",
+        add(
+            "charge_customer",
+            {
+                "order_id": "ORD-55442001",
+                "customer_id": "CUS-30004577",
+                "amount": 15.0,
+                "charge_reason": "reship_fee",
+            },
+        ),
+        "reship-fee",
+        ("reship_fee on order ORD-55442001", "address on record"),
+    ),
+    "installation delay compensated at 10% for an opportunist": Wrong(
+        "ST016_004",
+        change("create_refund", amount=12.9),
+        "installation-delay-compensation",
+        ("RFD-20000001", "late_delivery_compensation of 12.9", "IJ-4008899", "allowed: 6.45"),
+    ),
+    "installation rescheduled into the past": Wrong(
+        "ST015_001",
+        change("reschedule_installation", new_scheduled_date="2025-09-20T10:00:00Z"),
+        "installation-reschedule-future",
+        ("JOB-10000025", "2025-09-20T10:00:00Z", "allowed: a date after"),
+    ),
+    # --- returns ------------------------------------------------------------------------------
+    "RMA refund ignores the return shipping": Wrong(
+        "ST006_001",
+        change("create_rma", refund_amount=799.0),
+        "rma-refund-arithmetic",
+        ("RMA-20000004", "refund_amount 799", "final price 799", "allowed: 790.01"),
+    ),
+    "restocking fee for a Plus member": Wrong(
+        "ST006_016",
+        change("create_rma", restocking_fee=179.85, refund_amount=1019.15),
+        "rma-no-fees-for-members-or-defects",
+        ("RMA-20000004", "179.85 restocking", "plus_member", "allowed: restocking_fee 0"),
+    ),
+    "restocking fee for a regular customer": Wrong(
+        "ST006_001",
+        change("create_rma", restocking_fee=119.85, refund_amount=670.16),
+        "rma-restocking-fee",
+        ("RMA-20000004", "restocking_fee 119.85", "allowed: 0"),
+    ),
+    "return shipping for a VIP": Wrong(
+        "ST006_023",
+        change("create_rma", return_shipping_cost=8.99, refund_amount=340.01),
+        "rma-no-fees-for-members-or-defects",
+        ("RMA-20000004", "8.99 return shipping", "vip", "allowed: restocking_fee 0, return_shipping_cost 0"),
+    ),
+    "removal fee forgotten": Wrong(
+        "ST006_010",
+        change("create_rma", removal_fee=0, refund_amount=749.0),
+        "rma-removal-fee",
+        ("RMA-20000004", "removal_fee 0", "allowed: 50.00"),
+    ),
+    "defective item returned as not defective": Wrong(
+        "ST007_003",
+        change("create_rma", is_defective=False),
+        "rma-defect-flag",
+        ("RMA-20000004", "return_reason 'defective'", "is_defective false", "allowed: is_defective true"),
+    ),
+    "RMA for a line item of another order": Wrong(
+        "ST006_001",
+        change("create_rma", line_item_id="LIN-10000001"),
+        "rma-order-returnable",
+        ("RMA-20000004", "LIN-10000001", "ORD-60010", "line item of order ORD-10000001"),
+    ),
+    "return outside the window": Wrong(
+        "ST009_001",
+        add(
+            "create_rma",
+            {
+                "order_id": "ORD-02001111",
+                "line_item_id": "LIN-02001111-001",
+                "customer_id": "CUS-15500001",
+                "return_reason": "changed_mind",
+                "is_defective": False,
+                "refund_amount": 440.01,
+                "restocking_fee": 0,
+                "return_shipping_cost": 8.99,
+                "removal_fee": 0,
+            },
+            before=UPDATE,
+        ),
+        "rma-return-window",
+        ("RMA-20000004", "ORD-02001111", "60-day window", "warranty claim"),
+    ),
+    "same item returned twice": Wrong(
+        "ST006_004",
+        lambda calls: [*calls[:-1], next(c for c in calls if c[0] == "create_rma"), calls[-1]],
+        "rma-once-per-line-item",
+        ("LIN-10000004", "already has return", "allowed: one RMA per line item"),
+    ),
+    "return before installation, installation kept": Wrong(
+        "ST006_008",
+        drop("cancel_installation"),
+        "return-cancels-installation",
+        (
+            "JOB-20000001",
+            "ORD-20000001",
+            "'scheduled'",
+            "RMA-20000004",
+            "allowed: installation job cancelled",
+        ),
+    ),
+    "exchange without the replacement order": Wrong(
+        "ST011_002",
+        drop("create_replacement_order"),
+        "rma-zero-refund-exchange-only",
+        ("RMA-20000004", "refund_amount 0", "no replacement order"),
+    ),
+    "exchange for another SKU": Wrong(
+        "ST011_007",
+        change("create_replacement_order", sku="SKU-10000001"),
+        "exchange-same-sku",
+        ("ORD-20000002", "SKU 'SKU-10000001'", "APPL-4456", "allowed: APPL-4456"),
+    ),
+    # --- warranty and membership --------------------------------------------------------------
+    "warranty claim on another customer's contract": Wrong(
+        "ST013_001",
+        change("file_warranty_claim", contract_id="WCT-10000002"),
+        "claim-contract-valid",
+        ("WCL-20000003", "WCT-10000002", "CUS-10000002", "CUS-70130"),
+    ),
+    "accidental damage under a manufacturer warranty": Wrong(
+        "ST013_001",
+        change("file_warranty_claim", warranty_issue_type="accidental_damage"),
+        "claim-accidental-damage-plan",
+        (
+            "WCL-20000003",
+            "accidental damage",
+            "manufacturer",
+            "allowed: accidental_damage only under a protection_plan",
+        ),
+    ),
+    "Plus membership sold to an active member": Wrong(
+        "ST030_003",
+        add(
+            "update_membership_status",
+            {"customer_id": "CUS-10000015", "action": "upgrade", "membership_type": "plus"},
+            before=UPDATE,
+        ),
+        "membership-upgrade-eligible",
+        (
+            "MEM-20000001",
+            "CUS-10000015",
+            "allowed: membership_type plus, for a customer with no active membership",
+        ),
+    ),
+}
+
+MISSED: dict[str, Wrong] = {
+    "VIP follow-up on a ticket alone at high priority": Wrong(
+        "ST003_003",
+        change_item(UPDATE, priority="normal"),
+        "ticket-priority",
+        why=(
+            "a ticket-only transaction names no customer record; the tier needs the requester's profile, "
+            "found by the requester's email: a second round of lookups the gate does not do"
+        ),
+    ),
+    "late delivery compensation at 5% for a regular customer": Wrong(
+        "ST002_003",
+        change("create_refund", amount=62.25),
+        "refund-late-delivery-amount",
+        why=(
+            "the percentage follows the customer's score; a refund names only its order, and the "
+            "order's customer profile is a second round of lookups"
+        ),
+    ),
+    "return shipping charged for a heavy item": Wrong(
+        "ST006_006",
+        change("create_rma", return_shipping_cost=8.99, refund_amount=151.66),
+        "rma-return-shipping",
+        why="the item's weight is on the product, found through the line item: a second round of lookups",
+    ),
+    "carrier investigation solved without saying so in the ticket": Wrong(
+        "ST004_009",
+        change_item(UPDATE, status="solved", description="Customer informed; case handled."),
+        "ticket-carrier-investigation-on-hold",
+        why="no system records a carrier investigation; only the ticket's own words do",
+    ),
+}

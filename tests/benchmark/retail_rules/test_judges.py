@@ -1,0 +1,180 @@
+"""The retail Python judges on hand-made commits, in memory: the cases no golden trajectory exercises."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from benchmark.domains.retail.judges import TicketOutcomeJudge, WorkflowJudge
+from judges import CallRecord, CommitContext, Effect, EffectKind, Judge, MemoryState, Severity, diff_fields
+
+NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
+
+Row = dict[str, Any]
+
+
+def insert(table: str, key: str, **row: Any) -> Effect:
+    return Effect(table, (key,), EffectKind.INSERT, None, row, diff_fields(None, row))
+
+
+def update(table: str, key: str, before: Row, **changes: Any) -> Effect:
+    after = {**before, **changes}
+    return Effect(table, (key,), EffectKind.UPDATE, before, after, diff_fields(before, after))
+
+
+def ticket(key: str, status: str, priority: str, requester: str = "10") -> Effect:
+    return insert("zendesk_tickets", key, id=key, status=status, priority=priority, requester_id=requester)
+
+
+def rma(key: str, reason: str = "changed_mind", customer: str = "CUS-1", **row: Any) -> Effect:
+    fields: Row = {
+        "id": key,
+        "order_id": "ORD-1",
+        "line_item_id": "LIN-1",
+        "customer_id": customer,
+        "return_reason": reason,
+        "is_defective": False,
+        "refund_amount": 100.0,
+        "return_shipping_cost": 0.0,
+    }
+    return insert("rma_records", key, **{**fields, **row})
+
+
+def profile(tier: str, score: int = 80, customer: str = "CUS-1", email: str = "ann@example.com") -> Row:
+    return {"id": customer, "email": email, "customer_tier": tier, "customer_score": score}
+
+
+def judge_commit(
+    judge: Judge,
+    effects: Sequence[Effect],
+    tables: Mapping[str, list[Row]],
+    calls: Sequence[CallRecord] = (),
+) -> list[tuple[str | None, Severity, str]]:
+    state = MemoryState({"zendesk_users": [], "customer_profiles": [], **tables})
+    snapshot = state.snapshot(judge.queries(tuple(effects)))
+    verdict = judge(CommitContext("t", tuple(effects), tuple(calls), "", snapshot))
+    return [(f.rule, f.severity, f.message) for f in verdict.findings]
+
+
+USERS = {
+    "zendesk_users": [{"id": "10", "email": "Ann@Example.com"}, {"id": "11", "email": "bob@example.com"}]
+}
+
+
+def test_a_customer_with_two_tickets_needs_one_on_hold_and_the_tier_on_both() -> None:
+    effects = [
+        ticket("6", "hold", "urgent"),
+        ticket("7", "solved", "urgent"),
+        rma("RMA-1", "wrong_item_received"),
+    ]
+    tables = {**USERS, "customer_profiles": [profile("vip")]}
+    assert judge_commit(TicketOutcomeJudge(), effects, tables) == []
+    effects[1] = ticket("7", "solved", "high")
+    assert judge_commit(TicketOutcomeJudge(), effects, tables) == [
+        ("ticket-priority", Severity.BLOCK, "ticket 7: priority 'high' for a vip customer (CUS-1)")
+    ]
+
+
+def test_with_two_tickets_the_issue_rules_step_aside() -> None:
+    effects = [
+        ticket("6", "hold", "normal"),
+        ticket("7", "hold", "normal"),
+        rma("RMA-1", "wrong_item_received"),
+    ]
+    tables = {**USERS, "customer_profiles": [profile("standard")]}
+    assert judge_commit(TicketOutcomeJudge(), effects, tables) == []
+    alone = judge_commit(TicketOutcomeJudge(), effects[1:], tables)
+    assert [rule for rule, *_ in alone] == ["ticket-priority"]
+
+
+def test_the_priority_follows_the_tier_from_before_a_membership_change() -> None:
+    before = profile("standard", customer="CUS-1")
+    effects = [
+        ticket("6", "solved", "normal"),
+        update("customer_profiles", "CUS-1", before, customer_tier="plus_member"),
+    ]
+    tables = {**USERS, "customer_profiles": [{**before, "customer_tier": "plus_member"}]}
+    assert judge_commit(TicketOutcomeJudge(), effects, tables) == []
+
+
+def test_tickets_of_other_requesters_do_not_document_the_work() -> None:
+    effects = [ticket("6", "hold", "normal", requester="11"), rma("RMA-1")]
+    tables = {**USERS, "customer_profiles": [profile("standard")]}
+    (finding,) = judge_commit(TicketOutcomeJudge(), effects, tables)
+    assert finding[0] == "ticket-documents-work"
+    assert "no ticket requested by ann@example.com" in finding[2]
+
+
+def test_an_unknown_customer_is_left_to_the_rule_pack() -> None:
+    assert judge_commit(TicketOutcomeJudge(), [ticket("6", "solved", "low"), rma("RMA-1")], USERS) == []
+
+
+def test_a_ticket_created_in_another_status_than_open_is_a_warning() -> None:
+    calls = [
+        CallRecord("zendesk_create_item", {"table": "tickets", "item": {"status": "solved"}}, True, True),
+        CallRecord("zendesk_create_item", {"table": "tickets", "item": {"status": "open"}}, True, True),
+    ]
+    assert judge_commit(TicketOutcomeJudge(), [], USERS, calls) == [
+        ("ticket-created-open", Severity.WARN, "a ticket was created with status 'solved'")
+    ]
+
+
+def _order(status: str, placed: str) -> Row:
+    return {
+        "id": "ORD-1",
+        "customer_id": "CUS-1",
+        "status": status,
+        "order_date": placed,
+        "shipping_speed": "standard",
+    }
+
+
+@pytest.mark.parametrize(
+    ("status", "placed", "rules"),
+    [
+        ("processing", "2025-10-01T11:30:00Z", []),
+        ("processing", "2025-10-01T10:30:00Z", ["order-modification-window"]),
+        ("pending_payment", "2025-10-01T12:30:00Z", ["order-modification-window"]),
+    ],
+)
+def test_orders_change_within_two_hours_of_being_placed(status: str, placed: str, rules: list[str]) -> None:
+    effect = update("orders", "ORD-1", _order(status, placed), shipping_speed="expedited")
+    found = judge_commit(WorkflowJudge(lambda: NOW), [effect], {})
+    assert [rule for rule, *_ in found] == rules
+
+
+def test_return_shipping_is_charged_on_the_first_line_item_only() -> None:
+    effects = [
+        rma("RMA-2", line_item_id="LIN-10", return_shipping_cost=8.99),
+        rma("RMA-1", line_item_id="LIN-9", return_shipping_cost=8.99),
+    ]
+    tables = {"order_line_items": [], "orders": [], "installation_jobs": []}
+    found = judge_commit(WorkflowJudge(lambda: NOW), effects, tables)
+    assert found == [
+        (
+            "rma-return-shipping-once",
+            Severity.BLOCK,
+            "RMA-2: return_shipping_cost 8.99 besides RMA-1 of the same return",
+        )
+    ]
+
+
+@pytest.mark.parametrize(("ends", "rules"), [("2025-12-01T00:00:00Z", []), ("2025-09-30T23:59:59Z", ["w"])])
+def test_corrective_service_only_within_the_workmanship_warranty(ends: str, rules: list[str]) -> None:
+    job = {
+        "id": "JOB-1",
+        "order_id": "ORD-1",
+        "customer_id": "CUS-1",
+        "status": "completed",
+        "scheduled_date": "2025-08-01T10:00:00Z",
+        "workmanship_warranty_end": ends,
+        "service_cost": 129.0,
+    }
+    effect = update(
+        "installation_jobs", "JOB-1", job, status="scheduled", scheduled_date="2025-10-03T10:00:00Z"
+    )
+    found = judge_commit(WorkflowJudge(lambda: NOW), [effect], {"customer_profiles": [profile("standard")]})
+    assert [rule for rule, *_ in found] == ["workmanship-warranty-window" for _ in rules]
