@@ -25,6 +25,7 @@ when the customer called).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
@@ -144,7 +145,7 @@ class TicketFieldsJudge:
             finding(
                 self.name,
                 "ticket-check-in-tag",
-                f"ticket {ticket.key_text}: check-in tags {tags} while {why}",
+                f"ticket {ticket.key_text}: check-in tags {_compact(tags)} while {why}",
                 hint,
                 ticket,
                 [str(reference)],
@@ -196,6 +197,11 @@ class TicketFieldsJudge:
                 [str(group)],
             )
         ]
+
+
+def _compact(values: list[str]) -> str:
+    """A list as compact JSON, as the rule pack's messages write lists."""
+    return json.dumps(values, separators=(",", ":"))
 
 
 def _is_room_total(value: float, rooms: list[tuple[float, float, Any]], count: int) -> bool:

@@ -17,6 +17,8 @@ record the outcome. Rules (judge ``booking_tickets``):
   is refund-partial, or refund-full when it is the whole booking value; a
   ticket resolved as an action (modification-completed, refund-…) names
   work the commit did, and one resolved with no action names none;
+* ``ticket-created-open`` (a warning: creation cannot be redone) — "You
+  must always set status to open when you create a new ticket";
 * ``ticket-escalation`` — a hotel escalation leaves the customer's ticket on
   ``hold`` with the escalation's reason; a ticket given a hotel escalation
   reason has an escalation behind it ("Do NOT create a separate Zendesk
@@ -25,13 +27,13 @@ record the outcome. Rules (judge ``booking_tickets``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
 from benchmark.domains.booking.judges.commit import RESOLVING, BookingChange, Commit, Row, commit_queries
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import CENT, money
-from judges import CommitContext, Effect, Finding, Query, Verdict
+from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, Verdict
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -75,6 +77,7 @@ class TicketOutcomeJudge:
             findings.extend(self._outcome(commit, ticket))
             findings.extend(self._escalation_reason(commit, ticket))
         findings.extend(self._escalations(commit))
+        findings.extend(_created_open(self.name, context.calls))
         return Verdict.of(findings)
 
     # --- ticket-documents-action ------------------------------------------------------------------
@@ -325,6 +328,29 @@ class TicketOutcomeJudge:
                 [str(reference)],
             )
         ]
+
+
+def _created_open(judge: str, calls: Sequence[CallRecord]) -> list[Finding]:
+    """A warning per ticket created in another status than open (creation cannot be redone)."""
+    findings = []
+    for call in calls:
+        if call.tool != "zendesk_create_item" or not call.ok or call.arguments.get("table") != "tickets":
+            continue
+        item = call.arguments.get("item")
+        status = item.get("status") if isinstance(item, Mapping) else None
+        if status == "open":
+            continue
+        findings.append(
+            Finding(
+                judge,
+                Severity.WARN,
+                f"a ticket was created with status '{status or 'new'}'",
+                hint="allowed: open at creation; pending, hold or solved at resolution",
+                rule="ticket-created-open",
+                evidence={"tool": call.tool, "status": status},
+            )
+        )
+    return findings
 
 
 def _changed(ticket: Effect, name: str) -> bool:
