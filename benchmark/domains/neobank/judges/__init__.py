@@ -2,8 +2,12 @@
 
 :func:`neobank_judges` builds the chain the neobank domain hands the gate:
 the CEL rule pack ``rules.yaml`` (one changed record and the rows it looks
-up), then the Python judges for what spans records or needs the business
-clock. They see only what a production deployment has: the commit's
+up), then the Python judges for what spans records, needs the policy's
+tables or the business clock: :class:`TicketWorkJudge` (a ticket against
+the work it documents, its approval list), :class:`AccessPolicyJudge` (Okta
+grants and dashboard groups against the access matrix, approvals and
+incidents) and :class:`DeviceJudge` (replacements, hardware approvals, lead
+times). They see only what a production deployment has: the commit's
 effects, its calls and rows of the pending state; never golden data.
 """
 
@@ -13,9 +17,19 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from benchmark.domains.neobank.judges.access import AccessPolicyJudge
+from benchmark.domains.neobank.judges.devices import DeviceJudge
+from benchmark.domains.neobank.judges.work import TicketWorkJudge
 from judges import Judge, RulePack, load_rule_pack
 
-__all__ = ["RULES_PATH", "neobank_judges", "neobank_rule_pack"]
+__all__ = [
+    "RULES_PATH",
+    "AccessPolicyJudge",
+    "DeviceJudge",
+    "TicketWorkJudge",
+    "neobank_judges",
+    "neobank_rule_pack",
+]
 
 RULES_PATH = Path(__file__).resolve().parent.parent / "rules.yaml"
 
@@ -27,4 +41,4 @@ def neobank_rule_pack() -> RulePack:
 
 def neobank_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
     """The neobank judges in chain order; ``now`` is the business clock the time rules use."""
-    return (neobank_rule_pack(),)
+    return (neobank_rule_pack(), TicketWorkJudge(), AccessPolicyJudge(now), DeviceJudge(now))

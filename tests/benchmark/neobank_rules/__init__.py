@@ -1,0 +1,1 @@
+"""The neobank domain's business rules for the commit gate."""
