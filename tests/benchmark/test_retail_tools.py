@@ -6,7 +6,6 @@ the reference's, verbatim.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -48,12 +47,6 @@ RMA = {
     "return_shipping_cost": 0.0,
     "removal_fee": 0.0,
 }
-
-
-@pytest.fixture
-async def seeded(make_world: OpenWorld) -> AsyncIterator[World]:
-    async with make_world(patch={}) as opened:
-        yield opened
 
 
 VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [

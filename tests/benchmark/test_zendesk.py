@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-
 from benchmark.world import World
-from tests.benchmark.conftest import OpenWorld
 from tests.benchmark.helpers import ok, refused, rows
 
 UNSUPPORTED = (
     "Unsupported table: 'views'. "
     "Only tickets, users, organizations, comments, and ticket_comments are supported."
 )
-
-
-@pytest.fixture
-async def seeded(make_world: OpenWorld) -> AsyncIterator[World]:
-    async with make_world(patch={}) as opened:
-        yield opened
 
 
 async def test_create_item_numbers_rows_and_freezes_the_clock(seeded: World) -> None:

@@ -1,0 +1,116 @@
+"""The fixtures every domain's tests have, written once: its domain, tasks, scenario and fresh worlds.
+
+A domain's conftest names its fixtures and binds them to module names, so
+that pytest finds them there::
+
+    auto, auto_tasks, auto_scenario, make_auto_world = domain_fixtures(
+        AUTO, "auto", default_task="extension_task"
+    )
+    extension_task = task_fixture("extension_task", EXTENSION_TASK)
+    seeded = world_fixture("seeded", "make_auto_world", patch={})
+
+``make_<name>_world`` opens a world of a task: by default the fixture named
+by ``default_task``, or, without one, the domain's first task with an empty
+patch (the seed rows only); ``patch=`` replaces the task's patch and other
+options go to :func:`~benchmark.world.open_world` (``with_scenario`` makes
+the domain's scenario, whose policy sources the search tool reads, the default).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import pytest
+
+from benchmark.dataset import Scenario, Task, load_scenario, load_task, load_tasks
+from benchmark.domains import Domain, get_domain
+from benchmark.world import World, open_world
+
+__all__ = ["DomainFixtures", "OpenWorld", "domain_fixtures", "task_fixture", "world_fixture"]
+
+OpenWorld = Callable[..., AbstractAsyncContextManager[World]]
+Patch = dict[str, list[dict[str, Any]]]
+
+
+class DomainFixtures(NamedTuple):
+    """A domain's fixtures, to bind to the module names pytest finds them under."""
+
+    domain: Any
+    tasks: Any
+    scenario: Any
+    make_world: Any
+
+
+def domain_fixtures(
+    domain: str,
+    name: str,
+    *,
+    default_task: str | None = None,
+    make_world: str | None = None,
+    with_scenario: bool = False,
+) -> DomainFixtures:
+    """The fixtures ``name``, ``name_tasks``, ``name_scenario`` and ``make_world`` (``make_<name>_world``)."""
+    tasks_name, scenario_name = f"{name}_tasks", f"{name}_scenario"
+
+    @pytest.fixture(scope="session", name=name)
+    def domain_fixture() -> Domain:
+        return get_domain(domain)
+
+    @pytest.fixture(scope="session", name=tasks_name)
+    def tasks_fixture(data_dir: Path) -> list[Task]:
+        return list(load_tasks(data_dir, domain=domain))
+
+    @pytest.fixture(scope="session", name=scenario_name)
+    def scenario_fixture(data_dir: Path) -> Scenario:
+        return load_scenario(data_dir, domain)
+
+    @pytest.fixture(name=make_world or f"make_{name}_world")
+    def make_world_fixture(data_dir: Path, request: pytest.FixtureRequest) -> OpenWorld:
+        opened_domain: Domain = request.getfixturevalue(name)
+        if default_task is None:
+            first: Task = request.getfixturevalue(tasks_name)[0]
+            default = dataclasses.replace(first, data_patch={})
+        else:
+            default = request.getfixturevalue(default_task)
+        scenario: Scenario | None = request.getfixturevalue(scenario_name) if with_scenario else None
+
+        def factory(
+            task: Task | None = None, *, patch: Patch | None = None, **options: Any
+        ) -> AbstractAsyncContextManager[World]:
+            chosen = task or default
+            if patch is not None:
+                chosen = dataclasses.replace(chosen, data_patch=patch)
+            if scenario is not None:
+                options.setdefault("scenario", scenario)
+            return open_world(opened_domain, chosen, data_dir=data_dir, **options)
+
+        return factory
+
+    make_world_fixture.__doc__ = f"Open a world of a {name} task (patched as given; see :mod:`{__name__}`)."
+    return DomainFixtures(domain_fixture, tasks_fixture, scenario_fixture, make_world_fixture)
+
+
+def task_fixture(name: str, task_id: str) -> Any:
+    """A session fixture ``name``: the task ``task_id``."""
+
+    @pytest.fixture(scope="session", name=name)
+    def fixture(data_dir: Path) -> Task:
+        return load_task(data_dir, task_id)
+
+    return fixture
+
+
+def world_fixture(name: str, make_world: str, *, patch: Patch | None = None, doc: str = "") -> Any:
+    """A fixture ``name``: an open world of ``make_world``'s default task, with ``patch`` if given."""
+
+    async def fixture(request: pytest.FixtureRequest) -> AsyncIterator[World]:
+        opener: OpenWorld = request.getfixturevalue(make_world)
+        async with opener(patch=patch) as opened:
+            yield opened
+
+    fixture.__doc__ = doc or None
+    return pytest.fixture(name=name)(fixture)
