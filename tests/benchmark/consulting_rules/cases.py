@@ -115,6 +115,24 @@ WRONG: dict[str, Wrong] = {
         "ticket-solved-undecided-approval",
         ("ticket 12848", "status 'solved'", "sarah.thompson@msg.com", "pending"),
     ),
+    "request recorded on no ticket": Wrong(
+        "trv_001",
+        chain(drop(CREATE), drop(UPDATE)),
+        "request-without-ticket",
+        ("no ticket created or updated", "zendesk_create_item"),
+    ),
+    "request solved with its engagement code but not fulfilled": Wrong(
+        "doc_005",
+        drop("box_api", action="grant_folder_access"),
+        "ticket-solved-fulfilled",
+        (
+            "ticket 12847",
+            "status 'solved'",
+            "ENG-1357924",
+            "access to folder FLD-2847391",
+            "allowed: solved once",
+        ),
+    ),
     "ticket deleted": Wrong(
         "trv_002",
         add("zendesk_delete_item", {"table": "tickets", "id": "12848"}),
@@ -194,6 +212,24 @@ WRONG: dict[str, Wrong] = {
         "ticket-priority-started-engagement",
         ("ticket 6", "priority 'normal'", "ENG-1234567", "allowed: high"),
     ),
+    "urgent for a Manager's software request": Wrong(
+        "swa_004",
+        change_item(CREATE, priority="urgent"),
+        "ticket-priority-urgent",
+        (
+            "ticket 6",
+            "priority 'urgent'",
+            "software_access",
+            "david.martinez@msg.com",
+            "allowed: urgent only",
+        ),
+    ),
+    "high for a training request": Wrong(
+        "trn_002",
+        change_item(CREATE, priority="high"),
+        "ticket-priority-high",
+        ("ticket 6", "priority 'high'", "training_enrollment", "allowed: high only"),
+    ),
     "low priority on a provisioning task": Wrong(
         "doc_001",
         change_item(CREATE, priority="low"),
@@ -226,6 +262,12 @@ WRONG: dict[str, Wrong] = {
         ),
         "ticket-engagement-code-assigned",
         ("ticket 6", "engagement_code 'ENG-0012345'", "sarah.martinez@msg.com", "not assigned"),
+    ),
+    "contributor access on a folder request": Wrong(
+        "doc_001",
+        change_item(CREATE, access_type="contributor"),
+        "ticket-document-access-type",
+        ("ticket 6", "access_type 'contributor'", "allowed: read_only"),
     ),
     "approval required without approvers": Wrong(
         "exp_008",

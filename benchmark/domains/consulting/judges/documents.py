@@ -12,6 +12,9 @@ transaction, that one, which must then name the record. Then, per ticket:
   stays allowed while the ticket records a hardware order);
 * an approval carries the ticket's engagement code (§3.10), and a
   peripheral needs no hardware approval (§6.4).
+
+A transaction that touches no ticket at all is blocked too: every request
+creates or updates one, informational ones included.
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ class TicketDocumentsJudge:
         findings: list[Finding] = []
         if not tickets:
             findings.extend(self._undocumented(action) for action in actions)
-            return Verdict.of(findings)
+            return Verdict.of(findings or [self._no_ticket()])
         emails = {t.key_text: requester_email(context.state, t) for t in tickets}
         documented: dict[str, list[Action]] = {t.key_text: [] for t in tickets}
         for action in actions:
@@ -73,6 +76,16 @@ class TicketDocumentsJudge:
             findings.extend(self._status(ticket, documented[ticket.key_text]))
             findings.extend(self._approvals(ticket, documented[ticket.key_text]))
         return Verdict.of(findings)
+
+    def _no_ticket(self) -> Finding:
+        return finding(
+            self.name,
+            "no ticket created or updated in this transaction",
+            "allowed: every request is recorded on a Zendesk ticket (zendesk_create_item or"
+            " zendesk_update_item), with its status at the end of the conversation",
+            "request-without-ticket",
+            None,
+        )
 
     def _undocumented(self, action: Action) -> Finding:
         return finding(
