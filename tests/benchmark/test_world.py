@@ -1,4 +1,7 @@
-"""Task worlds: initial state, golden states, grading, isolation on SQLite and PostgreSQL."""
+"""Task worlds: initial state, golden replay errors, grading, isolation on SQLite and PostgreSQL.
+
+The golden checks every domain shares are in ``tests/benchmark/test_goldens.py``.
+"""
 
 from __future__ import annotations
 
@@ -9,17 +12,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy.engine import make_url
 
-from benchmark.dataset import Scenario, Task
+from benchmark.dataset import Task
 from benchmark.domains import Domain, get_domain
 from benchmark.errors import BenchmarkError, GoldenReplayError, WorldError
-from benchmark.world import clear_golden_cache, golden, grade, replay
+from benchmark.world import golden
 from tests.benchmark.conftest import OpenWorld
 from tests.benchmark.helpers import ok, refused, rows
-
-
-def test_the_domain_offers_exactly_the_scenarios_tools(retail: Domain, retail_scenario: Scenario) -> None:
-    assert sorted(retail.registry.names) == sorted(retail_scenario.tools)
-    assert all(len(table.name) <= 63 for table in retail.tables)
+from tests.benchmark.regrade import chain, change_item, regrade
 
 
 def test_unknown_domains_are_refused() -> None:
@@ -79,18 +78,6 @@ async def test_unknown_tools_are_tool_errors(make_world: OpenWorld) -> None:
         assert await refused(world, "drop_tables", {}) == "Unknown tool: drop_tables"
 
 
-async def test_all_98_golden_trajectories_run_without_errors_and_hash_stably(
-    retail_tasks: list[Task], data_dir: Path
-) -> None:
-    assert len(retail_tasks) == 98
-    clear_golden_cache()
-    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in retail_tasks}
-    clear_golden_cache()
-    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in retail_tasks}
-    assert first == second
-    assert len(set(first.values())) == 98
-
-
 async def test_a_failing_golden_call_is_an_error_not_a_silent_state(blog_task: Task, data_dir: Path) -> None:
     broken = dataclasses.replace(
         blog_task, golden=(dataclasses.replace(blog_task.golden[1], arguments={"order_id": "ORD-404"}),)
@@ -104,34 +91,20 @@ async def test_a_failing_golden_call_is_an_error_not_a_silent_state(blog_task: T
 async def test_the_blog_case_fails_on_exactly_the_ticket_status(
     blog_task: Task, data_dir: Path, retail: Domain
 ) -> None:
-    expected = await golden(blog_task, data_dir=data_dir)
-    calls = [(c.tool, c.arguments) for c in blog_task.golden]
-    last_tool, last_arguments = calls[-1]
-    assert last_arguments["item"]["status"] == "hold"
-    calls[-1] = (last_tool, {**last_arguments, "item": {**last_arguments["item"], "status": "solved"}})
-    result = grade(await replay(blog_task, calls, data_dir=data_dir), expected, retail)
+    assert blog_task.golden[-1].arguments["item"]["status"] == "hold"
+    result = await regrade(blog_task, change_item(-1, status="solved"), data_dir=data_dir, domain=retail)
     assert not result.passed
     assert [(e.path, e.result, e.expected) for e in result.diff] == [
         ("zendesk_tickets[20].status", "solved", "hold")
     ]
-    same = grade(
-        await replay(blog_task, [(c.tool, c.arguments) for c in blog_task.golden], data_dir=data_dir),
-        expected,
-        retail,
-    )
+    same = await regrade(blog_task, chain(), data_dir=data_dir, domain=retail)
     assert same.passed
     assert same.diff == ()
 
 
 async def test_unstable_fields_do_not_count(blog_task: Task, data_dir: Path, retail: Domain) -> None:
-    expected = await golden(blog_task, data_dir=data_dir)
-    calls = [(c.tool, c.arguments) for c in blog_task.golden]
-    tool, arguments = calls[-1]
-    calls[-1] = (
-        tool,
-        {**arguments, "item": {**arguments["item"], "subject": "Other words", "description": "x"}},
-    )
-    assert grade(await replay(blog_task, calls, data_dir=data_dir), expected, retail).passed
+    reworded = change_item(-1, subject="Other words", description="x")
+    assert (await regrade(blog_task, reworded, data_dir=data_dir, domain=retail)).passed
 
 
 async def test_a_sqlite_file_world_is_its_own_file(make_world: OpenWorld, tmp_path: Path) -> None:
@@ -164,24 +137,3 @@ async def test_a_postgres_world_lives_in_its_own_schema(make_world: OpenWorld, p
         )
         assert len(hits["snippets"]) == 2
     assert make_url(postgres_url).get_backend_name() == "postgresql"
-
-
-@pytest.mark.postgres
-async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
-    retail_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in retail_tasks[::10]:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-@pytest.mark.postgres
-@pytest.mark.slow
-async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
-    retail_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in retail_tasks:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id

@@ -1,114 +1,28 @@
-"""Golden states of the 100 auto insurance tasks, and wrong trajectories graded against them.
+"""Wrong trajectories of the auto insurance tasks, graded against their golden states.
 
-Every golden trajectory replays without a tool error and hashes the same
-twice, on SQLite and on PostgreSQL. A trajectory with one argument changed,
-one call dropped or one call added fails, and its diff names exactly the
-fields that differ; changes the graded state cannot see still pass.
+A trajectory with one argument changed, one call dropped or one call added
+fails, and its diff names exactly the fields that differ; changes the graded
+state cannot see still pass. (The checks every domain shares, such as stable
+golden hashes on SQLite and PostgreSQL, are in ``tests/benchmark/test_goldens.py``.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from benchmark.dataset import Scenario, Task, load_task
+from benchmark.dataset import load_task
 from benchmark.domains import Domain
-from benchmark.world import clear_golden_cache, golden, grade, replay
 from tests.benchmark.auto_insurance.conftest import AUTO
-
-Calls = list[tuple[str, dict[str, Any]]]
-
-
-async def test_all_100_golden_trajectories_run_without_errors_and_hash_stably(
-    auto_tasks: list[Task], data_dir: Path
-) -> None:
-    assert len(auto_tasks) == 100
-    clear_golden_cache()
-    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in auto_tasks}
-    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in auto_tasks}
-    assert first == second
-    assert len(set(first.values())) == 100
-
-
-def test_the_domain_offers_exactly_the_scenarios_tools(
-    auto: Domain, auto_scenario: Scenario, auto_tasks: list[Task]
-) -> None:
-    assert sorted(auto.registry.names) == sorted(auto_scenario.tools)
-    assert len(auto.registry) == 33
-    assert len(auto.hashed_tables) == 14
-    assert all(len(table.name) <= 63 for table in auto.tables)
-
-
-@pytest.mark.postgres
-async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
-    auto_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in auto_tasks[::10]:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-@pytest.mark.postgres
-@pytest.mark.slow
-async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
-    auto_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in auto_tasks:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-def _index(calls: Calls, tool: str, nth: int = 0) -> int:
-    return [i for i, (name, _) in enumerate(calls) if name == tool][nth]
-
-
-def change(tool: str, nth: int = 0, **arguments: Any) -> Callable[[Calls], Calls]:
-    """Change some arguments of the ``nth`` call of ``tool``."""
-
-    def apply(calls: Calls) -> Calls:
-        i = _index(calls, tool, nth)
-        calls[i] = (tool, {**calls[i][1], **arguments})
-        return calls
-
-    return apply
-
-
-def change_ticket(tool: str, nth: int = 0, **fields: Any) -> Callable[[Calls], Calls]:
-    """Change some ticket fields in the ``nth`` call of a Zendesk create or update."""
-
-    def apply(calls: Calls) -> Calls:
-        i = _index(calls, tool, nth)
-        calls[i] = (tool, {**calls[i][1], "item": {**calls[i][1]["item"], **fields}})
-        return calls
-
-    return apply
-
-
-def drop(tool: str) -> Callable[[Calls], Calls]:
-    def apply(calls: Calls) -> Calls:
-        del calls[_index(calls, tool)]
-        return calls
-
-    return apply
-
-
-def add(tool: str, arguments: dict[str, Any]) -> Callable[[Calls], Calls]:
-    def apply(calls: Calls) -> Calls:
-        return [*calls, (tool, arguments)]
-
-    return apply
+from tests.benchmark.regrade import Edit, add, change, change_item, drop, regrade
 
 
 @dataclass(frozen=True)
 class Wrong:
     task: str
-    edit: Callable[[Calls], Calls]
+    edit: Edit
     diff: tuple[tuple[str, str], ...]
     """(path, kind) of every diff entry; empty when the edit must still pass."""
 
@@ -142,17 +56,17 @@ WRONG: dict[str, Wrong] = {
     ),
     "ticket left pending": Wrong(
         "test_bil_001",
-        change_ticket("zendesk_update_item", status="pending"),
+        change_item("zendesk_update_item", status="pending"),
         (("zendesk_tickets[6].status", "changed"),),
     ),
     "ticket created as new, solved later": Wrong(
         "test_bil_001",
-        change_ticket("zendesk_create_item", status="new"),
+        change_item("zendesk_create_item", status="new"),
         (("zendesk_ticket_status_violations[VIOLATION-6]", "unexpected"),),
     ),
     "wrong custom field": Wrong(
         "test_bil_001",
-        change_ticket("zendesk_update_item", outcome_summary="Denied"),
+        change_item("zendesk_update_item", outcome_summary="Denied"),
         (("zendesk_tickets[6].outcome_summary", "changed"),),
     ),
     "three installments instead of two": Wrong(
@@ -221,7 +135,7 @@ WRONG: dict[str, Wrong] = {
     ),
     "ticket subject and description reworded": Wrong(
         "test_bil_001",
-        change_ticket("zendesk_update_item", subject="Other words", description="Other text"),
+        change_item("zendesk_update_item", subject="Other words", description="Other text"),
         (),
     ),
     "identity check and reads left out": Wrong(
@@ -243,9 +157,6 @@ async def test_wrong_trajectories_name_exactly_the_wrong_fields(
 ) -> None:
     wrong = WRONG[case]
     task = load_task(data_dir, f"{AUTO}_group1.py:{wrong.task}")
-    calls: Calls = [(c.tool, dict(c.arguments)) for c in task.golden]
-    expected = await golden(task, data_dir=data_dir)
-    edited: list[tuple[str, Mapping[str, Any]]] = list(wrong.edit(calls))
-    result = grade(await replay(task, edited, data_dir=data_dir), expected, auto)
+    result = await regrade(task, wrong.edit, data_dir=data_dir, domain=auto)
     assert [(e.path, e.kind) for e in result.diff] == list(wrong.diff)
     assert result.passed is (not wrong.diff)

@@ -1,56 +1,18 @@
-"""Booking golden states: every golden trajectory replays cleanly and stably, on SQLite and PostgreSQL,
-and hand-made wrong trajectories fail on exactly the fields they got wrong.
+"""Booking's hand-made wrong trajectories fail on exactly the fields they got wrong; variations the
+graded state does not record still pass.
+
+The golden checks every domain shares are in ``tests/benchmark/test_goldens.py``.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from benchmark.dataset import Task
 from benchmark.domains import Domain
-from benchmark.world import clear_golden_cache, golden, grade, replay
-
-Calls = list[tuple[str, dict[str, Any]]]
-Edit = Callable[[Calls], None]
-
-
-def _set(index: int, path: str, value: Any) -> Edit:
-    """Set one argument (a dotted path) of call ``index``."""
-
-    def edit(calls: Calls) -> None:
-        *parents, last = path.split(".")
-        target = calls[index][1]
-        for name in parents:
-            target = target[name]
-        target[last] = value
-
-    return edit
-
-
-def _drop(index: int) -> Edit:
-    def edit(calls: Calls) -> None:
-        del calls[index]
-
-    return edit
-
-
-def _insert(index: int, tool: str, arguments: dict[str, Any]) -> Edit:
-    def edit(calls: Calls) -> None:
-        calls.insert(index, (tool, arguments))
-
-    return edit
-
-
-def _swap(first: int, second: int) -> Edit:
-    def edit(calls: Calls) -> None:
-        calls[first], calls[second] = calls[second], calls[first]
-
-    return edit
+from tests.benchmark.regrade import Edit, add, change, change_item, drop, regrade, swap
 
 
 def _group_booking_fields(*ids: str) -> list[str]:
@@ -59,24 +21,24 @@ def _group_booking_fields(*ids: str) -> list[str]:
 
 
 WRONG: list[tuple[str, str, Edit, list[str]]] = [
-    ("ticket status", "test_bmd_001", _set(8, "item.status", "solved"), ["zendesk_tickets[13].status"]),
+    ("ticket status", "test_bmd_001", change_item(8, status="solved"), ["zendesk_tickets[13].status"]),
     (
         "escalation reason",
         "test_bmd_001",
-        _set(7, "issue_type", "hotel-confirmation-required"),
+        change(7, issue_type="hotel-confirmation-required"),
         ["zendesk_tickets[ZDSK-00000001].escalation_reason"],
     ),
-    ("escalation dropped", "test_bmd_001", _drop(7), ["zendesk_tickets[ZDSK-00000001]"]),
+    ("escalation dropped", "test_bmd_001", drop(7), ["zendesk_tickets[ZDSK-00000001]"]),
     (
         "escalation before the ticket shifts its id",
         "test_bmd_001",
-        _swap(6, 7),
+        swap(6, 7),
         ["zendesk_tickets[13]", "zendesk_tickets[14]"],
     ),
     (
         "one night short",
         "test_bmd_010",
-        _set(7, "check_out_date", "2025-10-07T11:00:00Z"),
+        change(7, check_out_date="2025-10-07T11:00:00Z"),
         [
             "booking_api_bookings[BKG-00000006].booking_value",
             "booking_api_bookings[BKG-00000006].check_out_date",
@@ -86,78 +48,61 @@ WRONG: list[tuple[str, str, Edit, list[str]]] = [
     (
         "charge amount",
         "test_bmd_010",
-        _set(8, "charge_amount", "340.00"),
+        change(8, charge_amount="340.00"),
         ["payment_api_transactions[TXN-00000008].amount"],
     ),
-    ("charge dropped", "test_bmd_010", _drop(8), ["payment_api_transactions[TXN-00000008]"]),
+    ("charge dropped", "test_bmd_010", drop(8), ["payment_api_transactions[TXN-00000008]"]),
     (
         "refund amount",
         "test_bpy_007",
-        _set(7, "refund_amount", "56.00"),
+        change(7, refund_amount="56.00"),
         ["payment_api_transactions[TXN-00000009].amount"],
     ),
     (
         "request type",
         "test_bpy_007",
-        _set(8, "item.request_type_detail", "request-refund"),
+        change_item(8, request_type_detail="request-refund"),
         ["zendesk_tickets[14].request_type_detail"],
     ),
     (
         "group change not cascaded",
         "test_gbm_001",
-        _set(7, "cascade_to_individual_bookings", False),
+        change(7, cascade_to_individual_bookings=False),
         _group_booking_fields("BKG-00000006", "BKG-00000007", "BKG-00000008", "BKG-00000009"),
     ),
     (
         "complaint count",
         "test_psc_001",
-        _set(6, "complaint_count", 2),
+        change(6, complaint_count=2),
         ["crm_api_customer_profiles[CUS-00000006].complaint_count"],
     ),
     (
         "an extra charge",
         "test_psc_001",
-        _insert(
-            6,
+        add(
             "payment_api_process_charge",
             {"booking_reference": "BKG-01845146", "charge_amount": 5, "reason": "x"},
+            at=6,
         ),
         ["payment_api_transactions[TXN-00000009]"],
     ),
-    ("ticket priority", "test_psc_001", _set(4, "item.priority", "urgent"), ["zendesk_tickets[13].priority"]),
+    ("ticket priority", "test_psc_001", change_item(4, priority="urgent"), ["zendesk_tickets[13].priority"]),
 ]
 
 STILL_PASSING: list[tuple[str, str, Edit]] = [
-    ("refund reason is unhashed", "test_bpy_007", _set(7, "reason", "anything")),
-    ("an ignored tag", "test_bpy_007", _set(8, "item.tags", ["b2c-customer", "Repeat-Issue"])),
-    ("special requests are unhashed", "test_bmd_019", _set(6, "special_requests", ["pet bed"])),
+    ("refund reason is unhashed", "test_bpy_007", change(7, reason="anything")),
+    ("an ignored tag", "test_bpy_007", change_item(8, tags=["b2c-customer", "Repeat-Issue"])),
+    ("special requests are unhashed", "test_bmd_019", change(6, special_requests=["pet bed"])),
     (
         "payment methods are not recorded",
         "test_psc_001",
-        _insert(
-            5, "payment_api_update_payment_method", {"customer_id": "CUS-00000006", "new_payment_method": "t"}
+        add(
+            "payment_api_update_payment_method",
+            {"customer_id": "CUS-00000006", "new_payment_method": "t"},
+            at=5,
         ),
     ),
 ]
-
-
-def _calls(task: Task, edit: Edit) -> Calls:
-    calls = [(call.tool, copy.deepcopy(call.arguments)) for call in task.golden]
-    edit(calls)
-    return calls
-
-
-async def test_all_104_golden_trajectories_run_without_errors_and_hash_stably(
-    booking_tasks: list[Task], data_dir: Path
-) -> None:
-    assert len(booking_tasks) == 104
-    assert sum(1 for t in booking_tasks if t.file.endswith("_rubrics_yesno.py")) == 15
-    clear_golden_cache()
-    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in booking_tasks}
-    clear_golden_cache()
-    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in booking_tasks}
-    assert first == second
-    assert len(set(first.values())) == 104
 
 
 @pytest.mark.parametrize(("label", "name", "edit", "paths"), WRONG, ids=[w[0] for w in WRONG])
@@ -171,8 +116,7 @@ async def test_a_wrong_trajectory_fails_on_exactly_the_wrong_fields(
     paths: list[str],
 ) -> None:
     task = tasks_by_name[name]
-    expected = await golden(task, data_dir=data_dir)
-    result = grade(await replay(task, _calls(task, edit), data_dir=data_dir, strict=False), expected, booking)
+    result = await regrade(task, edit, data_dir=data_dir, domain=booking, strict=False)
     assert not result.passed
     assert sorted(entry.path for entry in result.diff) == sorted(paths)
 
@@ -182,27 +126,5 @@ async def test_variations_the_state_does_not_record_still_pass(
     tasks_by_name: dict[str, Task], data_dir: Path, booking: Domain, label: str, name: str, edit: Edit
 ) -> None:
     task = tasks_by_name[name]
-    expected = await golden(task, data_dir=data_dir)
-    result = grade(await replay(task, _calls(task, edit), data_dir=data_dir), expected, booking)
+    result = await regrade(task, edit, data_dir=data_dir, domain=booking)
     assert result.passed, result.diff
-
-
-@pytest.mark.postgres
-async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
-    booking_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in booking_tasks[::10]:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-@pytest.mark.postgres
-@pytest.mark.slow
-async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
-    booking_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in booking_tasks:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id

@@ -1,34 +1,28 @@
-"""Consulting worlds: tool surface, initial state, golden and wrong trajectories, PostgreSQL."""
+"""Consulting worlds: table keys, initial state, and wrong trajectories graded against the goldens.
+
+The golden checks every domain shares are in ``tests/benchmark/test_goldens.py``.
+"""
 
 from __future__ import annotations
 
-import copy
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from benchmark.dataset import Scenario, Task, load_task
+from benchmark.dataset import Task, load_task
 from benchmark.domains import Domain
-from benchmark.world import clear_golden_cache, golden, grade, replay
 from tests.benchmark.consulting.conftest import CONSULTING, OpenWorld
 from tests.benchmark.helpers import ok, rows
+from tests.benchmark.regrade import Edit, add, change, change_item, drop, regrade
 
-Calls = list[tuple[str, dict[str, Any]]]
-Mutation = Callable[[Calls], Calls]
 SEED_TABLES = (
     "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib/sandbox_consulting"
 )
 
 
-def test_the_domain_offers_exactly_the_scenarios_tools(
-    consulting: Domain, consulting_scenario: Scenario
-) -> None:
-    assert sorted(consulting.registry.names) == sorted(consulting_scenario.tools)
-    assert len(consulting.hashed_tables) == 30
-    assert all(len(table.name) <= 63 for table in consulting.tables)
+def test_six_tables_are_keyed_by_their_natural_key(consulting: Domain) -> None:
     keys = {t.benchmark_name: t.key for t in consulting.hashed_tables if t.key != ("id",)}
     assert keys == {
         "salesforce_crm_sf_engagements": ("engagement_code",),
@@ -60,66 +54,15 @@ async def test_initial_state_is_the_seed_with_the_patch_upserted_by_natural_key(
         assert await ok(world, "license_management_api", seats) == {"available_count": 5}
 
 
-async def test_all_101_golden_trajectories_run_without_errors_and_hash_stably(
-    consulting_tasks: list[Task], data_dir: Path
-) -> None:
-    assert len(consulting_tasks) == 101
-    clear_golden_cache()
-    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in consulting_tasks}
-    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in consulting_tasks}
-    assert first == second
-    assert len(set(first.values())) == 101
-
-
 def _task(name: str, data_dir: Path) -> Task:
     return load_task(data_dir, f"{CONSULTING}_group1.py:{name}")
 
 
-def _set(index: int, **changes: Any) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls[index][1].update(changes)
-        return calls
-
-    return mutate
-
-
-def _set_item(index: int, **changes: Any) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls[index][1]["item"].update(changes)
-        return calls
-
-    return mutate
-
-
-def _drop(index: int) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        del calls[index]
-        return calls
-
-    return mutate
-
-
-def _add(index: int, tool: str, arguments: dict[str, Any]) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls.insert(index, (tool, arguments))
-        return calls
-
-    return mutate
-
-
-async def _grade(task: Task, mutate: Mutation, data_dir: Path, domain: Domain) -> list[tuple[str, Any, Any]]:
-    expected = await golden(task, data_dir=data_dir)
-    calls = mutate([(c.tool, copy.deepcopy(dict(c.arguments))) for c in task.golden])
-    result = grade(await replay(task, calls, data_dir=data_dir), expected, domain)
-    assert result.passed is (not result.diff)
-    return [(e.path, e.result, e.expected) for e in result.diff]
-
-
-WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
+WRONG: list[tuple[str, str, Edit, list[tuple[str, Any, Any]]]] = [
     (
         "test_csa_001",
         "approval routed to the wrong approver",
-        _set(1, approver_email="someone.else@msg.com"),
+        change(1, approver_email="someone.else@msg.com"),
         [
             (
                 "approval_approval_requests[APR-2-000000].approver_email",
@@ -131,7 +74,7 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_csa_001",
         "ticket created as new: the hidden audit row stays although the ticket is updated later",
-        _set_item(0, status="new"),
+        change_item(0, status="new"),
         [
             (
                 "zendesk_ticket_status_violations[VIOLATION-6]",
@@ -148,7 +91,7 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_csa_003",
         "background check at the wrong clearance level",
-        _set(1, clearance_level="high_security"),
+        change(1, clearance_level="high_security"),
         [
             (
                 "client_access_clearance_record[sarah.martinez@msg.com].clearance_level",
@@ -160,13 +103,13 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_csa_004",
         "ticket marked as needing approval",
-        _set_item(1, approval_required="yes"),
+        change_item(1, approval_required="yes"),
         [("zendesk_tickets[6].approval_required", "yes", "no")],
     ),
     (
         "test_csa_005",
         "NDA never sent",
-        _drop(3),
+        drop(3),
         [
             (
                 "client_access_nda_record[david.martinez@msg.com/CLT-4829573].status",
@@ -178,13 +121,13 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_csa_006",
         "client system access granted read-only",
-        _set(1, access_type="read_only"),
+        change(1, access_type="read_only"),
         [("client_access_client_system_access[CSA-2-000000].access_type", "read_only", "full_access")],
     ),
     (
         "test_csa_007",
         "second course never enrolled",
-        _drop(2),
+        drop(2),
         [
             (
                 "degreed_training_enrollments[ENR-2-000001]",
@@ -200,25 +143,25 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_doc_001",
         "folder access as editor instead of viewer",
-        _set(2, permission_level="editor"),
+        change(2, permission_level="editor"),
         [("box_folder_access_logs[FAL-2-000000].permission_level", "editor", "viewer")],
     ),
     (
         "test_exp_007",
         "expense override with the wrong reason",
-        _set(1, override_reason="system_error"),
+        change(1, override_reason="system_error"),
         [("concur_expense_reports[EXP-7394821].override_reason", "system_error", "justified_exception")],
     ),
     (
         "test_onb_011",
         "laptop reserved in the wrong office",
-        _set(1, location="New York"),
+        change(1, location="New York"),
         [("asset_management_devices[MSG00001001].inventory_status", "reserved", "available")],
     ),
     (
         "test_onb_011",
         "a different laptop assigned",
-        _set(2, asset_id="MSG00001001"),
+        change(2, asset_id="MSG00001001"),
         [
             ("asset_management_device_assignments[ASMT-2-000000].asset_id", "MSG00001001", "MSG00005002"),
             ("asset_management_devices[MSG00001001].inventory_status", "assigned", "available"),
@@ -228,19 +171,19 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
     (
         "test_onb_011",
         "application access provisioned read-only",
-        _set(3, access_type="read_only"),
+        change(3, access_type="read_only"),
         [("okta_application_access_logs[AAL-2-000000].access_type", "read_only", "full_access")],
     ),
     (
         "test_swa_004",
         "license allocated from the standard pool",
-        _set(1, pool_type="standard"),
+        change(1, pool_type="standard"),
         [("license_management_license_allocation[LIC-2-000000].pool_type", "standard", "enterprise")],
     ),
     (
         "test_csa_001",
         "an extra VPN provisioned",
-        _add(2, "client_access_api", {"action": "provision_vpn", "email": "sarah.martinez@msg.com"}),
+        add("client_access_api", {"action": "provision_vpn", "email": "sarah.martinez@msg.com"}, at=2),
         [
             (
                 "client_access_vpn_access[VPN-2-000000]",
@@ -256,36 +199,37 @@ WRONG: list[tuple[str, str, Mutation, list[tuple[str, Any, Any]]]] = [
 async def test_wrong_trajectories_fail_on_exactly_the_wrong_fields(
     name: str,
     what: str,
-    mutate: Mutation,
+    mutate: Edit,
     diff: list[tuple[str, Any, Any]],
     data_dir: Path,
     consulting: Domain,
 ) -> None:
-    assert await _grade(_task(name, data_dir), mutate, data_dir, consulting) == diff
+    result = await regrade(_task(name, data_dir), mutate, data_dir=data_dir, domain=consulting)
+    assert [(e.path, e.result, e.expected) for e in result.diff] == diff
 
 
-HARMLESS: list[tuple[str, str, Mutation]] = [
+HARMLESS: list[tuple[str, str, Edit]] = [
     (
         "test_csa_001",
         "other ticket subject and description (unhashed)",
-        _set_item(2, subject="Other", description="x"),
+        change_item(2, subject="Other", description="x"),
     ),
     (
         "test_csa_001",
         "a hardware order (writes nothing)",
-        _add(
-            2,
+        add(
             "hardware_procurement_create_order",
             {"device_model": "X", "quantity": 3, "deliver_to": "Austin"},
+            at=2,
         ),
     ),
     (
         "test_onb_011",
         "extra reads",
-        _add(
-            0,
+        add(
             "asset_management_api",
             {"action": "check_inventory", "device_type": "laptop", "location": "Chicago"},
+            at=0,
         ),
     ),
 ]
@@ -293,27 +237,6 @@ HARMLESS: list[tuple[str, str, Mutation]] = [
 
 @pytest.mark.parametrize(("name", "what", "mutate"), HARMLESS, ids=[f"{h[0]}: {h[1]}" for h in HARMLESS])
 async def test_changes_the_state_does_not_record_still_pass(
-    name: str, what: str, mutate: Mutation, data_dir: Path, consulting: Domain
+    name: str, what: str, mutate: Edit, data_dir: Path, consulting: Domain
 ) -> None:
-    assert await _grade(_task(name, data_dir), mutate, data_dir, consulting) == []
-
-
-@pytest.mark.postgres
-async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
-    consulting_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in consulting_tasks[::10]:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-@pytest.mark.postgres
-@pytest.mark.slow
-async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
-    consulting_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in consulting_tasks:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
+    assert (await regrade(_task(name, data_dir), mutate, data_dir=data_dir, domain=consulting)).diff == ()

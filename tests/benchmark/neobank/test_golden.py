@@ -1,8 +1,10 @@
-"""Neobank worlds: tool surface, initial state, golden and wrong trajectories, SQLite vs PostgreSQL."""
+"""Neobank worlds: table keys and writers, initial state, policy search, and wrong trajectories.
+
+The golden checks every domain shares are in ``tests/benchmark/test_goldens.py``.
+"""
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -12,24 +14,19 @@ import pytest
 
 from benchmark.dataset import Scenario, Task, load_task
 from benchmark.domains import Domain
-from benchmark.world import clear_golden_cache, golden, grade, replay
+from benchmark.world import golden, grade, replay
 from judges.canonical import canonical_state, state_hash
 from tests.benchmark.helpers import ok, rows
 from tests.benchmark.neobank.conftest import MAIN, NEOBANK, OpenWorld
+from tests.benchmark.regrade import Edit, add, chain, change, change_item, drop, regrade
 
-Calls = list[tuple[str, dict[str, Any]]]
-Mutation = Callable[[Calls], Calls]
 SEED = (
     "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib/sandbox_neobank_support"
 )
 RUBRIC_FILE = f"{NEOBANK}_group1_rubrics_yesno.py"
 
 
-def test_the_domain_offers_exactly_the_scenarios_tools(neobank: Domain, neobank_scenario: Scenario) -> None:
-    assert sorted(neobank.registry.names) == sorted(neobank_scenario.tools)
-    assert len(neobank.registry) == 32
-    assert len(neobank.hashed_tables) == 20
-    assert all(len(table.name) <= 63 for table in neobank.tables)
+def test_every_table_is_keyed_by_id_and_thirteen_tools_write(neobank: Domain) -> None:
     assert all(table.key == ("id",) for table in neobank.hashed_tables)
     writers = {spec.name for spec in neobank.registry if spec.write}
     assert writers == {
@@ -90,19 +87,6 @@ async def test_policy_search_reads_the_scenarios_sources(
         assert {"source", "score", "text"} == set(hits[0])
 
 
-async def test_all_104_golden_trajectories_run_without_errors_and_hash_stably(
-    neobank_tasks: list[Task], data_dir: Path
-) -> None:
-    assert len(neobank_tasks) == 104
-    assert sum(1 for t in neobank_tasks if t.file == RUBRIC_FILE) == 15
-    assert all(t.rubrics for t in neobank_tasks if t.file == RUBRIC_FILE)
-    clear_golden_cache()
-    first = {t.id: (await golden(t, data_dir=data_dir)).hash for t in neobank_tasks}
-    second = {t.id: (await golden(t, data_dir=data_dir, cache=False)).hash for t in neobank_tasks}
-    assert first == second
-    assert len(set(first.values())) == 104
-
-
 async def test_he_017_changes_nothing_so_doing_nothing_passes(data_dir: Path, neobank: Domain) -> None:
     task = load_task(data_dir, f"{NEOBANK}_group1.py:test_he_017")
     expected = await golden(task, data_dir=data_dir)
@@ -119,61 +103,21 @@ def _rubric_task(name: str, data_dir: Path) -> Task:
     return load_task(data_dir, f"{RUBRIC_FILE}:{name}")
 
 
-def _set(index: int, **changes: Any) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls[index][1].update(changes)
-        return calls
-
-    return mutate
-
-
-def _set_item(index: int, **changes: Any) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls[index][1]["item"].update(changes)
-        return calls
-
-    return mutate
-
-
-def _drop(index: int) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        del calls[index]
-        return calls
-
-    return mutate
-
-
-def _add(index: int, tool: str, arguments: dict[str, Any]) -> Mutation:
-    def mutate(calls: Calls) -> Calls:
-        calls.insert(index, (tool, arguments))
-        return calls
-
-    return mutate
-
-
-async def _grade(task: Task, mutate: Mutation, data_dir: Path, domain: Domain) -> list[tuple[str, Any, Any]]:
-    expected = await golden(task, data_dir=data_dir)
-    calls = mutate([(c.tool, copy.deepcopy(dict(c.arguments))) for c in task.golden])
-    result = grade(await replay(task, calls, data_dir=data_dir, strict=False), expected, domain)
-    assert result.passed is (not result.diff)
-    return [(e.path, e.result, e.expected) for e in result.diff]
-
-
 OAA = f"{MAIN}okta_app_access"
 ASSETS = f"{MAIN}hardware_assets"
 ASSIGNMENTS = f"{MAIN}asset_assignments"
 
-WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, Any]]]] = [
+WRONG: list[tuple[Callable[[Path], Task], str, Edit, list[tuple[str, Any, Any]]]] = [
     (
         lambda d: _task("test_ie_001", d),
         "incident access granted read-write instead of read-only",
-        _set(5, access_level="read_write"),
+        change(5, access_level="read_write"),
         [(f"{OAA}[OAA-00000012].access_level", "read_write", "read_only")],
     ),
     (
         lambda d: _task("test_ie_001", d),
         "the security approver is never told",
-        _drop(9),
+        drop(9),
         [
             (
                 f"{MAIN}email_notifications[NTF-00000008]",
@@ -194,7 +138,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_ie_001", d),
         "an extra tag on the closing update",
-        _set_item(10, tags="production_access,temporary_access,Escalated"),
+        change_item(10, tags="production_access,temporary_access,Escalated"),
         [
             (
                 "zendesk_tickets[6].tags",
@@ -206,13 +150,13 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_ie_001", d),
         "the ticket closed as approved instead of provisioned",
-        _set_item(10, resolution_category="approved"),
+        change_item(10, resolution_category="approved"),
         [("zendesk_tickets[6].resolution_category", "approved", "provisioned")],
     ),
     (
         lambda d: _task("test_ie_001", d),
         "an unrequested group membership",
-        _add(6, "okta_api_add_to_group", {"email": "daniel.park@vdb.com", "group_name": "engineers"}),
+        add("okta_api_add_to_group", {"email": "daniel.park@vdb.com", "group_name": "engineers"}, at=6),
         [
             (
                 f"{MAIN}okta_group_membership[OGM-00000014]",
@@ -230,13 +174,13 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_dc_001", d),
         "the second approval routed to the manager instead of security",
-        _set(9, approver_email="sarah.jones@vdb.com"),
+        change(9, approver_email="sarah.jones@vdb.com"),
         [(f"{MAIN}approval_requests[APR-00000008].approver_id", "WD-681453", "WD-753918")],
     ),
     (
         lambda d: _task("test_dc_001", d),
         "ticket created as new: the hidden audit row stays although the ticket is updated later",
-        _set_item(7, status="new"),
+        change_item(7, status="new"),
         [
             (
                 "zendesk_ticket_status_violations[VIOLATION-6]",
@@ -253,7 +197,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_he_001", d),
         "the wrong laptop handed out",
-        _set(5, asset_id="VDB-HW-57382"),
+        change(5, asset_id="VDB-HW-57382"),
         [
             (f"{ASSIGNMENTS}[ASN-00000009].asset_id", "VDB-HW-57382", "VDB-HW-38291"),
             (f"{ASSETS}[VDB-HW-38291].is_assigned", False, True),
@@ -263,7 +207,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_he_001", d),
         "the broken laptop never retired",
-        _drop(6),
+        drop(6),
         [
             (f"{ASSIGNMENTS}[ASN-29471583].is_active", True, False),
             (f"{ASSIGNMENTS}[ASN-29471583].returned_at", None, "2025-12-17T10:00:00Z"),
@@ -274,7 +218,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_sa_008", d),
         "added to the finance dashboards instead of marketing",
-        _set(4, group_name="bi_finance_viewers"),
+        change(4, group_name="bi_finance_viewers"),
         [
             (
                 f"{MAIN}okta_group_membership[OGM-00000015].group_name",
@@ -286,7 +230,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _task("test_sa_003", d),
         "old access not revoked first, so the new grant is refused",
-        _drop(4),
+        drop(4),
         [
             (
                 f"{OAA}[OAA-00000013]",
@@ -307,7 +251,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _rubric_task("test_aa_001", d),
         "account unlocked instead of a forced password reset",
-        _set(3, operation="unlock_account"),
+        change(3, operation="unlock_account"),
         [
             (f"{MAIN}okta_security_audit[OSA-00000011].operation", "unlock_account", "force_password_reset"),
             (
@@ -320,13 +264,13 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
     (
         lambda d: _rubric_task("test_sl_004", d),
         "a Tableau seat instead of 1Password",
-        _set(3, software_name="Tableau"),
+        change(3, software_name="Tableau"),
         [(f"{MAIN}license_allocations[LAL-00000009].license_id", "LIC-29471863", "LIC-52847163")],
     ),
     (
         lambda d: _rubric_task("test_he_010", d),
         "two monitors ordered instead of one",
-        _set(5, quantity=2),
+        change(5, quantity=2),
         [(f"{MAIN}procurement_orders[HW-ORDER-0000007].quantity", 2, 1)],
     ),
 ]
@@ -336,62 +280,43 @@ WRONG: list[tuple[Callable[[Path], Task], str, Mutation, list[tuple[str, Any, An
 async def test_wrong_trajectories_fail_on_exactly_the_wrong_fields(
     load: Callable[[Path], Task],
     what: str,
-    mutate: Mutation,
+    mutate: Edit,
     expected: list[tuple[str, Any, Any]],
     data_dir: Path,
     neobank: Domain,
 ) -> None:
-    assert await _grade(load(data_dir), mutate, data_dir, neobank) == expected
+    result = await regrade(load(data_dir), mutate, data_dir=data_dir, domain=neobank, strict=False)
+    assert [(e.path, e.result, e.expected) for e in result.diff] == expected
 
 
-RIGHT: list[tuple[Callable[[Path], Task], str, Mutation]] = [
+RIGHT: list[tuple[Callable[[Path], Task], str, Edit]] = [
     (
         lambda d: _task("test_dc_001", d),
         "other ticket wording, justification and approval details",
-        lambda calls: _set(8, details="Other words")(
-            _set_item(10, subject="Other", description="Other", business_justification="Other")(calls)
+        chain(
+            change_item(10, subject="Other", description="Other", business_justification="Other"),
+            change(8, details="Other words"),
         ),
     ),
     (
         lambda d: _task("test_ie_001", d),
         "other email wording, expiry text and tag case",
-        lambda calls: _set(8, subject="Hi", body="Other")(
-            _set_item(10, tags="Temporary_Access,PRODUCTION_ACCESS", access_expiry_date="tomorrow")(calls)
+        chain(
+            change_item(10, tags="Temporary_Access,PRODUCTION_ACCESS", access_expiry_date="tomorrow"),
+            change(8, subject="Hi", body="Other"),
         ),
     ),
     (
         lambda d: _task("test_he_001", d),
         "reads dropped and repeated",
-        lambda calls: _add(4, "asset_management_api_get_device_details", {"asset_id": "VDB-HW-10234"})(
-            _drop(2)(calls)
-        ),
+        chain(drop(2), add("asset_management_api_get_device_details", {"asset_id": "VDB-HW-10234"}, at=4)),
     ),
 ]
 
 
 @pytest.mark.parametrize(("load", "what", "mutate"), RIGHT, ids=[r[1] for r in RIGHT])
 async def test_changes_the_grader_cannot_see_still_pass(
-    load: Callable[[Path], Task], what: str, mutate: Mutation, data_dir: Path, neobank: Domain
+    load: Callable[[Path], Task], what: str, mutate: Edit, data_dir: Path, neobank: Domain
 ) -> None:
-    assert await _grade(load(data_dir), mutate, data_dir, neobank) == []
-
-
-@pytest.mark.postgres
-async def test_golden_hashes_agree_between_sqlite_and_postgres_sample(
-    neobank_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in neobank_tasks[::10]:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
-
-
-@pytest.mark.postgres
-@pytest.mark.slow
-async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
-    neobank_tasks: list[Task], data_dir: Path, postgres_url: str
-) -> None:
-    for task in neobank_tasks:
-        on_sqlite = await golden(task, data_dir=data_dir)
-        on_postgres = await golden(task, data_dir=data_dir, url=postgres_url)
-        assert on_postgres.hash == on_sqlite.hash, task.id
+    result = await regrade(load(data_dir), mutate, data_dir=data_dir, domain=neobank, strict=False)
+    assert result.diff == ()
