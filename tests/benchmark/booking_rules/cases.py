@@ -3,7 +3,8 @@
 Each :class:`Wrong` names the task (``crf_003`` for
 ``external_booking_v1_group1.py:test_crf_003``), the edit, the rule that must
 block the commit and words its finding must contain (the record, the field,
-the value found and what is allowed). :data:`WARNED` are mistakes the gate
+the value found and what is allowed). :data:`ALLOWED` are other correct ways
+to do a task than its golden one, which must commit too. :data:`WARNED` are mistakes the gate
 reports without blocking; :data:`MISSED` are real mistakes the gate cannot
 see, each with the reason. Both are replayed too, to keep the counts honest.
 """
@@ -28,9 +29,10 @@ from tests.benchmark.booking_rules.conftest import (
     change_item,
     drop,
     repeat,
+    stop_before,
 )
 
-__all__ = ["MISSED", "WARNED", "WRONG", "Wrong"]
+__all__ = ["ALLOWED", "MISSED", "WARNED", "WRONG", "Wrong"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,29 @@ class Wrong:
 
 def _modify(reference: str, **fields: object) -> dict[str, object]:
     return {"booking_reference": reference, **fields}
+
+
+_DISPUTE = {
+    "transaction_id": "TXN-18699938",
+    "dispute_reason": "charged_above_booking",
+    "dispute_amount": "65.00",
+}
+
+
+def _dispute_instead_of_refund(resolution: str) -> Edit:
+    """bpy_007 with a dispute case opened instead of the overcharge refund."""
+    return chain(
+        add("payment_api_process_charge_dispute", _DISPUTE, before=REFUND),
+        drop(REFUND),
+        change_item(
+            UPDATE,
+            -1,
+            resolution_action=resolution,
+            refund_amount=0.0,
+            escalation_reason=GONE,
+            tags=["b2c-customer"],
+        ),
+    )
 
 
 def _replace_modify(reference: str, **fields: object) -> Edit:
@@ -82,6 +107,33 @@ WRONG: dict[str, Wrong] = {
         repeat(CREATE),
         "ticket-status-at-resolution",
         ("ticket 15", "status 'open'"),
+    ),
+    "ticket deleted": Wrong(
+        "crf_011",
+        add("zendesk_delete_item", {"table": "tickets", "id": "TCK-47321046"}),
+        "ticket-not-deleted",
+        ("ticket TCK-47321046 deleted", "allowed: keep the ticket"),
+    ),
+    "comment added to a ticket": Wrong(
+        "bmd_010",
+        add(
+            CREATE,
+            {"table": "comments", "item": {"ticket_id": "13", "author_id": "AG-83945", "body": "Charged"}},
+        ),
+        "ticket-no-comments",
+        ("added to a ticket", "allowed: no comments"),
+    ),
+    "agent stops before writing anything": Wrong(
+        "bmd_015",
+        stop_before(CREATE),
+        "ticket-every-request",
+        ("no ticket was created or updated in this commit", "allowed: every request creates or updates"),
+    ),
+    "agent stops after the cancellation": Wrong(
+        "crf_010",
+        chain(drop(CREATE), drop(UPDATE, -1)),
+        "ticket-every-request",
+        ("no ticket was created or updated", "bookings BKG-00000006"),
     ),
     "ticket assigned to someone else": Wrong(
         "bmd_014",
@@ -148,6 +200,24 @@ WRONG: dict[str, Wrong] = {
         change_item(CREATE, type="question"),
         "ticket-type-for-action",
         ("ticket 14", "type 'question'", "cancel-booking", "allowed: task"),
+    ),
+    "payment failure filed as a task": Wrong(
+        "bpy_003",
+        change_item(CREATE, type="task"),
+        "ticket-outcome",
+        ("ticket 13", "type 'task' resolved 'information-provided'", "allowed: incident", "question"),
+    ),
+    "ticket names an unknown hotel": Wrong(
+        "hpv_005",
+        change_item(CREATE, hotel_id="HTL-11592123"),
+        "ticket-hotel-known",
+        ("ticket 13", "hotel_id 'HTL-11592123' is no partner hotel"),
+    ),
+    "ticket requested by another user": Wrong(
+        "psc_005",
+        change_item(CREATE, requester_id="USR-10000006"),
+        "ticket-requester",
+        ("ticket 13", "requester_id 'USR-10000006'", "BKG-61201836", "allowed: the Zendesk user with email"),
     ),
     "question resolved as a modification": Wrong(
         "hpv_001",
@@ -444,6 +514,14 @@ WRONG: dict[str, Wrong] = {
         "booking-refund-cap",
         ("booking BKG-89638346", "refunds 250.00 exceed its booking_value 195.00", "allowed: at most 195.00"),
     ),
+    "group special request at a budget hotel without the hotel": Wrong(
+        "gbm_003",
+        add(
+            MODIFY, _modify("BKG-00010002", special_requests=["Connecting rooms for the team"]), before=CHARGE
+        ),
+        "modification-hotel-confirmation",
+        ("BKG-00010002", "special request added 49 h before check-in", "GRP-79740344", "budget hotel"),
+    ),
     # --- the ticket documents the work (judges/tickets.py) -----------------------------------------
     "compensation with no ticket": Wrong(
         "psc_007",
@@ -497,6 +575,16 @@ WRONG: dict[str, Wrong] = {
         change_item(CREATE, resolution_action="modification-completed"),
         "ticket-outcome",
         ("ticket 13", "'modification-completed' while this commit changed no booking", "BKG-12419049"),
+    ),
+    "dispute resolved as a refund": Wrong(
+        "bpy_007",
+        _dispute_instead_of_refund("refund-partial"),
+        "ticket-outcome",
+        (
+            "ticket 14",
+            "resolution_action 'refund-partial' after the dispute DSP-",
+            "allowed: information-provided",
+        ),
     ),
     "escalated but solved": Wrong(
         "psc_016",
@@ -591,11 +679,64 @@ WRONG: dict[str, Wrong] = {
         "ticket-check-in-date",
         ("ticket 14", "check_in_date 2025-10-15T14:00:00Z", "allowed: 2025-10-20T14:00:00Z"),
     ),
+    "held special request names another check-in": Wrong(
+        "gsr_004",
+        change_item(UPDATE, -1, check_in_date="2025-10-11T15:00:00Z"),
+        "ticket-check-in-date",
+        ("ticket TCK-69222196", "check_in_date 2025-10-11T15:00:00Z", "allowed: 2025-10-12T15:00:00Z"),
+    ),
     "booking moved a day too far": Wrong(
         "bmd_017",
         change(MODIFY, check_in_date="2025-10-21T14:00:00Z", check_out_date="2025-10-25T11:00:00Z"),
         "ticket-check-in-date",
         ("ticket 14", "check_in_date 2025-10-20T14:00:00Z", "BKG-36690967 checks in 2025-10-21T14:00:00Z"),
+    ),
+}
+
+ALLOWED: dict[str, Wrong] = {
+    "system error: the whole value refunded on cancellation": Wrong(
+        "crf_007",
+        chain(
+            change(REFUND, refund_amount="580.00"),
+            change_item(UPDATE, -1, refund_amount=580.0, escalation_reason="system-error"),
+        ),
+        "",
+        why="4.2.3 System Error Exception: 100% of booking_value, service fee waived",
+    ),
+    "refund failed: cancellation kept, refund held as owed": Wrong(
+        "crf_007",
+        chain(
+            drop(REFUND),
+            change_item(
+                UPDATE,
+                -1,
+                status="hold",
+                refund_amount=0.0,
+                resolution_action=GONE,
+                escalation_reason="system-error",
+            ),
+        ),
+        "",
+        why="4.2.4: do not reverse the cancellation; hold with system-error",
+    ),
+    "fee and price difference charged apart": Wrong(
+        "cbm_005",
+        chain(
+            change(CHARGE, charge_amount="160.00", reason="price_difference"),
+            add(
+                CHARGE,
+                {"booking_reference": "BKG-22141888", "charge_amount": "12.50", "reason": "fee"},
+                before=UPDATE,
+            ),
+        ),
+        "",
+        why="4.1.6 charges the difference and the fee, together or apart",
+    ),
+    "dispute opened for a contested charge": Wrong(
+        "bpy_007",
+        _dispute_instead_of_refund("information-provided"),
+        "",
+        why="4.3.2: a dispute case, billing-inquiry, information-provided, solved",
     ),
 }
 
@@ -606,6 +747,17 @@ WARNED: dict[str, Wrong] = {
         "ticket-created-open",
         ("a ticket was created with status 'hold'", "allowed: open at creation"),
         why="creation cannot be redone inside the transaction; the ticket's final status is right",
+    ),
+    "ticket on hold with an outcome": Wrong(
+        "cbm_006",
+        change_item(UPDATE, -1, resolution_action="policy-applied-no-action"),
+        "ticket-hold-unresolved",
+        (
+            "ticket 14",
+            "status 'hold' with resolution_action 'policy-applied-no-action'",
+            "until the ticket is solved",
+        ),
+        why="the policy names no outcome for a waiting ticket, but the goldens leave it empty",
     ),
 }
 

@@ -110,6 +110,15 @@ def add(tool: str, arguments: Mapping[str, Any], before: str | None = None, nth:
     return apply
 
 
+def stop_before(tool: str, nth: int = 0) -> Edit:
+    """Stop the trajectory before the ``nth`` call of ``tool`` (the agent says it is done)."""
+
+    def apply(calls: Calls) -> Calls:
+        return calls[: _index(calls, tool, nth)]
+
+    return apply
+
+
 def chain(*edits: Edit) -> Edit:
     def apply(calls: Calls) -> Calls:
         for one in edits:

@@ -2,7 +2,8 @@
 
 A blocked commit names the record, the field, the value found and what the
 policy allows (:mod:`.cases`); nothing of a blocked trajectory is committed.
-Warned mistakes commit with a warning; missed ones commit without a finding
+Other correct ways of doing a task commit; warned mistakes commit with a
+warning; missed ones commit without a finding
 (their reasons are in :data:`.cases.MISSED`).
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from benchmark.results import TrialResult
-from tests.benchmark.booking_rules.cases import MISSED, WARNED, WRONG, Wrong
+from tests.benchmark.booking_rules.cases import ALLOWED, MISSED, WARNED, WRONG, Wrong
 from tests.benchmark.booking_rules.conftest import Guarded
 
 
@@ -42,6 +43,16 @@ async def test_a_wrong_trajectory_is_blocked_with_a_finding_that_says_why(
     for word in case.words:
         assert word in text, (word, text)
     assert not result.passed
+
+
+@pytest.mark.parametrize("name", sorted(ALLOWED))
+async def test_another_correct_way_commits_without_a_blocking_finding(guarded: Guarded, name: str) -> None:
+    case = ALLOWED[name]
+    result = await guarded(case.task, case.edit)
+    assert result.tool_errors == 0
+    blocking = [f for v in result.verdicts for f in v.findings if f["severity"] != "warn"]
+    assert blocking == []
+    assert [v.status for v in result.verdicts] == ["committed"]
 
 
 @pytest.mark.parametrize("name", sorted(WARNED))

@@ -187,9 +187,12 @@ class Commit:
         if not group_id:
             return ()
         try:
-            return self.state.find("bookings", group_booking_id=str(group_id))
+            return self.state.rows(_query("bookings", group_booking_id=group_id))
         except KeyError:
             return ()
+
+    def requester(self, ticket: Effect) -> Row | None:
+        return _first(self.state, "zendesk_users", id=ticket.row.get("requester_id"))
 
     def vip_tier(self, booking: Row) -> str:
         profile = self.profile(booking.get("customer_id"))
@@ -255,13 +258,25 @@ class Commit:
         return [c for c in self.bookings if self.covers(ticket, c.after)]
 
 
+_ONE = frozenset(
+    {"bookings", "hotels", "customer_profiles", "corporate_accounts", "group_bookings", "zendesk_users"}
+)
+"""Tables read one row at a time by their natural key (limit 1, as the rule pack's ``one:`` lookups)."""
+
+
+def _query(table: str, **where: Any) -> Query:
+    single = table in _ONE and not ({"group_booking_id"} == set(where) and table == "bookings")
+    return Query.of(table, 1 if single else None, **{k: str(v) for k, v in where.items()})
+
+
 def _first(state: StateSnapshot, table: str, **where: Any) -> Row | None:
-    if any(value is None for value in where.values()):
+    if any(value in (None, "") for value in where.values()):
         return None
     try:
-        return state.get(table, **{k: str(v) for k, v in where.items()})
+        rows = state.rows(_query(table, **where))
     except KeyError:
         return None
+    return rows[0] if rows else None
 
 
 def commit_queries(effects: Iterable[Effect]) -> list[Query]:
@@ -270,11 +285,12 @@ def commit_queries(effects: Iterable[Effect]) -> list[Query]:
 
     def want(table: str, **where: Any) -> None:
         if all(value not in (None, "") for value in where.values()):
-            wanted.setdefault(Query.of(table, None, **{k: str(v) for k, v in where.items()}), None)
+            wanted.setdefault(_query(table, **where), None)
 
     for effect in effects:
         row = effect.row
         if effect.table == TICKETS and not is_escalation_ticket(effect):
+            want("zendesk_users", id=row.get("requester_id"))
             want("bookings", booking_reference=row.get("booking_reference"))
             want("bookings", group_booking_id=row.get("group_booking_id"))
             want("group_bookings", group_booking_id=row.get("group_booking_id"))

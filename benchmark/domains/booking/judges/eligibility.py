@@ -13,7 +13,8 @@ board or guests the commit changed:
   same-day change at a standard or premium hotel for a standard-tier
   customer (4.1.5, 4.9.1), and group changes by size and timing (4.7.2:
   16+ rooms always, unless premium ≥ 7 days out; 6–15 rooms under 48 h, or
-  under 7 days at a budget hotel; 2–5 rooms under 48 h).
+  under 7 days at a budget hotel; 2–5 rooms under 48 h), and a group's
+  special requests at a budget hotel within 7 days (4.5.2).
 
 Approval or confirmation that came in an earlier conversation shows on the
 ticket: it was on hold, or carried an escalation reason, before this commit.
@@ -48,9 +49,28 @@ class EligibilityJudge:
         now = self._now()
         findings: list[Finding] = []
         for change in commit.bookings:
-            if change.modified and not change.cancelled:
+            if change.cancelled:
+                continue
+            if change.modified:
                 findings.extend(self._check(commit, change, now))
+            if change.new_requests and change.group:
+                findings.extend(self._group_request(commit, change, now))
         return Verdict.of(findings)
+
+    def _group_request(self, commit: Commit, change: BookingChange, now: datetime) -> list[Finding]:
+        terms = commit.terms(change.before, now)
+        if terms.hotel_tier != "budget" or terms.hours >= 168 or self._earlier_clearance(commit, change):
+            return []
+        return [
+            self._finding(
+                "modification-hotel-confirmation",
+                f"booking {change.reference}: special request added {terms.hours:.0f} h before check-in, in "
+                f"group {change.group} at a budget hotel",
+                "allowed: no change before the hotel confirms; a hotel-confirmation-required escalation and "
+                "the ticket on hold meanwhile",
+                change,
+            )
+        ]
 
     def _check(self, commit: Commit, change: BookingChange, now: datetime) -> list[Finding]:
         terms = commit.terms(change.before, now)

@@ -12,9 +12,9 @@ pending, hold or solved whose booking_reference names a booking:
 * ``ticket-check-in-tag`` — "Required Tags": a customer's ticket about a
   confirmed upcoming stay carries its one check-in tag (today, within 24 h,
   upcoming); no check-in tag otherwise (a hotel partner's is optional);
-* ``ticket-check-in-date`` — a solved ticket's check_in_date is the
-  booking's, as the commit leaves it (an open change may name the requested
-  date while it waits on hold);
+* ``ticket-check-in-date`` — a ticket's check_in_date is the booking's, as
+  the commit leaves it (a date change waiting on hold may name the requested
+  date);
 * ``ticket-group-value`` — a group ticket's booking_value is the value of
   some of the group's rooms ("total group booking value", "affected rooms
   only", "remaining rooms"), room values taken before or after the commit.
@@ -155,7 +155,10 @@ class TicketFieldsJudge:
     def _check_in_date(self, commit: Commit, ticket: Effect) -> list[Finding]:
         row = ticket.row
         recorded = parse_moment(row.get("check_in_date"))
-        if row.get("status") != "solved" or recorded is None:
+        waiting_date_change = (
+            row.get("status") != "solved" and row.get("request_type_detail") == "modify-dates"
+        )
+        if waiting_date_change or recorded is None:
             return []
         booking = commit.booking(row.get("booking_reference")) or {}
         actual = parse_moment(booking.get("check_in_date"))

@@ -8,7 +8,10 @@ commit adds with what the policy makes them (``booking-money-…`` rules):
   charges − refunds = the price difference of the modified bookings
   + the modification fee (4.1.3–4.1.4 for a booking; 4.7.3 per room for a
   group) + the special-accommodation fees of new requests (4.5.2)
-  − the cancellation refunds (4.2.1–4.2.3, per cancelled booking);
+  − the cancellation refunds (4.2.1–4.2.3, per cancelled booking; the whole
+  value under the System Error Exception when the ticket records
+  ``system-error``; none yet when the refund failed and the ticket holds it
+  on ``hold`` with ``system-error``, 4.2.4);
 * ``booking-money-unexplained`` — a charge on a booking the commit did not
   change, or a refund with no cancellation, modification or post-stay
   complaint behind it unless its ticket records a ``system-error`` (the
@@ -110,12 +113,19 @@ class MoneyJudge:
 
     # --- cases whose bookings changed -----------------------------------------------------------
     def _changed(self, commit: Commit, case: _Case, now: datetime) -> list[Finding]:
+        tickets = [t for c in case.changes for t in commit.tickets_for(c.after)]
+        system_error = any(t.row.get("escalation_reason") == "system-error" for t in tickets)
+        failed = not case.charges and not case.refunds and any(c.cancelled for c in case.changes)
+        if failed and system_error and any(t.row.get("status") == "hold" for t in tickets):
+            return []  # the refund failed; the ticket holds it as owed (4.2.4)
         parts: list[str] = []
         base = 0.0
+        exception = 0.0
         for change in case.changes:
             if change.cancelled:
                 refund, _ = commit.cancellation(change, now)
                 base -= refund
+                exception += refund - money(change.before.get("booking_value"))
                 parts.append(f"cancellation refund {refund:.2f} for {change.reference}")
             elif change.modified and change.price_difference:
                 base += change.price_difference
@@ -126,7 +136,10 @@ class MoneyJudge:
         if fee_text:
             parts.append(fee_text)
         allowed = self._special_totals(commit, case, now, parts)
-        nets = sorted({round_cents(base + extra) for extra in allowed})
+        bases = [base, base + exception] if system_error and exception else [base]
+        if len(bases) > 1:
+            parts.append("or, for a confirmed system error, the whole booking value")
+        nets = sorted({round_cents(b + extra) for b in bases for extra in allowed})
         if any(abs(case.net - net) <= CENT for net in nets):
             return []
         references = sorted({c.reference for c in case.changes})

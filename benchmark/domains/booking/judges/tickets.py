@@ -3,6 +3,11 @@
 "Every request creates or updates a Zendesk ticket", and its custom fields
 record the outcome. Rules (judge ``booking_tickets``):
 
+* ``ticket-every-request`` — a commit creates or updates at least one of the
+  agent's tickets ("Every request creates or updates a Zendesk ticket");
+* ``ticket-requester`` — the requester of a ticket about a booking the commit
+  changed or paid is that customer's Zendesk user, linked by email (for a
+  group, the coordinator's); a hotel partner's ticket is exempt;
 * ``ticket-documents-action`` — every booking change, charge, refund,
   dispute, hotel escalation and complaint-count change is covered by a ticket
   the commit touched (see :mod:`.commit` for coverage);
@@ -16,7 +21,10 @@ record the outcome. Rules (judge ``booking_tickets``):
   ``add-special-request``) resolved modification-completed; a refund alone
   is refund-partial, or refund-full when it is the whole booking value; a
   ticket resolved as an action (modification-completed, refund-…) names
-  work the commit did, and one resolved with no action names none;
+  work the commit did, and one resolved with no action names none; a
+  charge dispute is a ``billing-inquiry`` resolved information-provided
+  (4.3.2); a task is an action item, so a task resolved
+  information-provided has a dispute (or other work) behind it;
 * ``ticket-created-open`` (a warning: creation cannot be redone) — "You
   must always set status to open when you create a new ticket";
 * ``ticket-escalation`` — a hotel escalation leaves the customer's ticket on
@@ -70,7 +78,10 @@ class TicketOutcomeJudge:
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects, context.state)
         findings = self._documented(commit)
+        if not commit.tickets:
+            findings.insert(0, _no_ticket(self.name, commit))
         for ticket in commit.tickets:
+            findings.extend(self._requester(commit, ticket))
             if ticket.row.get("status") not in RESOLVING:
                 continue  # ticket-status-at-resolution (rules.yaml) reports it
             findings.extend(self._refund_amount(commit, ticket))
@@ -137,6 +148,36 @@ class TicketOutcomeJudge:
                     )
                 )
         return findings
+
+    # --- ticket-requester -------------------------------------------------------------------------
+    def _requester(self, commit: Commit, ticket: Effect) -> list[Finding]:
+        """The requester is the customer whose booking changed or was paid (linked by email)."""
+        if "hotel-partner" in (ticket.row.get("tags") or ()):
+            return []
+        expected: set[str] = set()
+        for booking in _customer_bookings(commit, ticket):
+            group = commit.group(booking.get("group_booking_id")) if booking.get("group_booking_id") else None
+            if group is not None:
+                expected.add(str(group.get("coordinator_email") or "").lower())
+            profile = commit.profile(booking.get("customer_id"))
+            if profile is not None:
+                expected.add(str(profile.get("email") or "").lower())
+        expected.discard("")
+        user = commit.requester(ticket)
+        email = str((user or {}).get("email") or "").lower()
+        if not expected or user is None or email in expected:
+            return []
+        return [
+            finding(
+                self.name,
+                "ticket-requester",
+                f"ticket {ticket.key_text}: requester_id '{ticket.row.get('requester_id')}' is {email}, "
+                f"not the customer of {ticket.row.get('booking_reference')}",
+                f"allowed: the Zendesk user with email {' or '.join(sorted(expected))}",
+                ticket,
+                [str(ticket.row.get("booking_reference"))],
+            )
+        ]
 
     # --- ticket-refund-amount ---------------------------------------------------------------------
     def _refund_amount(self, commit: Commit, ticket: Effect) -> list[Finding]:
@@ -206,6 +247,10 @@ class TicketOutcomeJudge:
             if "hotel-partner" in (ticket.row.get("tags") or ()):
                 allowed_requests.add("other")
             allowed_resolutions = {"modification-completed"}
+        elif disputes := commit.payments_of(ticket, "dispute"):
+            work = "dispute " + ", ".join(d.key_text for d in disputes)
+            allowed_requests = {"billing-inquiry"}
+            allowed_resolutions = {"information-provided"}
         elif refunds:
             work = "refund " + ", ".join(r.key_text for r in refunds)
             allowed_resolutions = {"refund-partial", "voucher-issued"}
@@ -238,6 +283,18 @@ class TicketOutcomeJudge:
                     f"resolution_action '{resolution}' while this commit changed no booking and refunded "
                     f"nothing for {ticket.row.get('booking_reference')}",
                     set(_NO_ACTION),
+                )
+            )
+        elif (
+            resolution == "information-provided"
+            and ticket.row.get("type") == "task"
+            and allowed_requests is None
+        ):
+            findings.append(
+                self._outcome_finding(
+                    ticket,
+                    "type 'task' resolved 'information-provided' with no action in this commit",
+                    {"question (an information request)", "incident (a problem such as a payment failure)"},
                 )
             )
         elif resolution in _NO_ACTION and charges and not changes:
@@ -328,6 +385,29 @@ class TicketOutcomeJudge:
                 [str(reference)],
             )
         ]
+
+
+def _customer_bookings(commit: Commit, ticket: Effect) -> list[Row]:
+    """Bookings the ticket covers whose customer this commit reads: changed ones and paid ones."""
+    bookings = [c.after for c in commit.changes_of(ticket)]
+    for payment in commit.payments:
+        booking = commit.booking(payment.row.get("booking_reference"))
+        if booking is not None and commit.covers(ticket, booking):
+            bookings.append(booking)
+    return bookings
+
+
+def _no_ticket(judge: str, commit: Commit) -> Finding:
+    changed = sorted({f"{e.table} {e.key_text}" for e in commit.effects})
+    return Finding(
+        judge,
+        Severity.BLOCK,
+        "no ticket was created or updated in this commit"
+        + (f" (changed: {', '.join(changed)})" if changed else " (nothing changed)"),
+        hint="allowed: every request creates or updates a Zendesk ticket, left pending, hold or solved",
+        rule="ticket-every-request",
+        evidence={"table": "zendesk_tickets", "changed": changed},
+    )
 
 
 def _created_open(judge: str, calls: Sequence[CallRecord]) -> list[Finding]:
