@@ -13,7 +13,17 @@ import pytest
 from benchmark.domains import Domain
 from benchmark.world import World
 from tests.benchmark.conftest import OpenWorld
-from tests.benchmark.helpers import ok, refused, rows
+from tests.benchmark.helpers import (
+    Case,
+    assert_every_tool_has_a_case,
+    assert_invalid,
+    assert_refused,
+    by_tool,
+    error_reply,
+    ok,
+    refused,
+    rows,
+)
 
 ADDRESS = {
     "shipping_address_line1": "1 Main St",
@@ -49,7 +59,7 @@ RMA = {
 }
 
 
-VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
+VALIDATION_CASES: list[Case] = [
     ("get_order", {}, "Input validation failed: order_id: Field required"),
     (
         "cancel_order",
@@ -123,25 +133,16 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"), VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES]
-)
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
 async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    before = await seeded.state()
-    text = await refused(seeded, tool, arguments)
-    assert text.startswith("Input validation failed: ")
-    assert message in text
-    assert await seeded.state() == before
+    await assert_invalid(seeded, tool, arguments, message)
 
 
 def test_every_tool_has_a_validation_case(retail: Domain) -> None:
-    covered = {c[0] for c in VALIDATION_CASES} | {
-        n for n in retail.registry.names if n.startswith("zendesk_")
-    }
-    assert covered == set(retail.registry.names)
+    assert_every_tool_has_a_case(retail, VALIDATION_CASES)
 
 
-REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+REFUSALS: list[Case] = [
     ("get_order", {"order_id": "ORD-404"}, "Order not found: ORD-404"),
     (
         "cancel_order",
@@ -247,21 +248,18 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), REFUSALS, ids=[c[0] for c in REFUSALS])
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
 async def test_business_rule_refusals(
     seeded: World, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    before = await seeded.state()
-    assert await refused(seeded, tool, arguments) == message
-    assert await seeded.state() == before
+    await assert_refused(seeded, tool, arguments, message)
 
 
-async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World, retail: Domain) -> None:
-    outcome = await seeded.call("get_order", {"order_id": "ORD-404"})
-    assert outcome.text("get_order", retail.registry.error_text) == (
-        '{"error": "Tool execution failed: Order not found: ORD-404", "tool": "get_order"}'
+async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
+    assert await error_reply(seeded, "get_order", {"order_id": "ORD-404"}) == (
+        '{"error": "Tool execution failed: Order not found: ORD-404", "tool": "get_order"}',
+        "not_found",
     )
-    assert outcome.error_class == "not_found"
 
 
 async def test_orders(seeded: World) -> None:

@@ -11,7 +11,15 @@ import pytest
 
 from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import ok, refused
+from tests.benchmark.helpers import (
+    Case,
+    assert_every_tool_has_a_case,
+    assert_invalid,
+    assert_refused,
+    by_tool,
+    error_reply,
+    ok,
+)
 
 POLICY = "POL-0012345678"
 FNOL = {
@@ -45,7 +53,7 @@ LINK = {
     "expiration_date": "2025-10-02T13:00:00Z",
 }
 
-VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
+VALIDATION_CASES: list[Case] = [
     ("policy_get_policy_details", {}, "policy_id: Field required"),
     (
         "policy_get_policy_vehicles",
@@ -115,20 +123,13 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"), VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES]
-)
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
 async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    before = await seeded.state()
-    text = await refused(seeded, tool, arguments)
-    assert text.startswith("Input validation failed: ")
-    assert message in text
-    assert await seeded.state() == before
+    await assert_invalid(seeded, tool, arguments, message)
 
 
 def test_every_insurance_tool_has_a_validation_case(auto: Domain) -> None:
-    covered = {c[0] for c in VALIDATION_CASES}
-    assert covered == {n for n in auto.registry.names if not n.startswith("zendesk_")}
+    assert_every_tool_has_a_case(auto, VALIDATION_CASES)
 
 
 async def test_unknown_arguments_are_ignored_as_by_the_reference(seeded: World) -> None:
@@ -136,7 +137,7 @@ async def test_unknown_arguments_are_ignored_as_by_the_reference(seeded: World) 
     assert details["policy_id"] == POLICY
 
 
-REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+REFUSALS: list[Case] = [
     ("policy_get_policy_details", {"policy_id": "POL-404"}, "Policy with ID 'POL-404' not found"),
     ("policy_get_policy_vehicles", {"policy_id": "POL-404"}, "Policy with ID 'POL-404' not found"),
     ("policy_get_policy_drivers", {"policy_id": "POL-404"}, "Policy with ID 'POL-404' not found"),
@@ -240,19 +241,16 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), REFUSALS, ids=[c[0] for c in REFUSALS])
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
 async def test_business_rule_refusals(
     seeded: World, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    before = await seeded.state()
-    assert await refused(seeded, tool, arguments) == message
-    assert await seeded.state() == before
+    await assert_refused(seeded, tool, arguments, message)
 
 
-async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World, auto: Domain) -> None:
-    outcome = await seeded.call("claims_get_vehicle_claims", {"vehicle_id": "VEH-404"})
-    assert outcome.text("claims_get_vehicle_claims", auto.registry.error_text) == (
+async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
+    assert await error_reply(seeded, "claims_get_vehicle_claims", {"vehicle_id": "VEH-404"}) == (
         '{"error": "Tool execution failed: Vehicle \'VEH-404\' not found.", '
-        '"tool": "claims_get_vehicle_claims"}'
+        '"tool": "claims_get_vehicle_claims"}',
+        "not_found",
     )
-    assert outcome.error_class == "not_found"

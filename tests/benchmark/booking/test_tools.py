@@ -9,10 +9,16 @@ from typing import Any
 
 import pytest
 
-from benchmark.dataset import Scenario
 from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import refused
+from tests.benchmark.helpers import (
+    Case,
+    assert_every_tool_has_a_case,
+    assert_invalid,
+    assert_refused,
+    by_tool,
+    error_reply,
+)
 
 STAY = {
     "check_in_date": "2025-12-15T15:00:00Z",
@@ -29,7 +35,7 @@ ESCALATION = {
     "description": "Noise at night",
 }
 
-VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
+VALIDATION_CASES: list[Case] = [
     (
         "booking_api_get_booking",
         {"booking_reference": 7},
@@ -137,28 +143,16 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"), VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES]
-)
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
 async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    before = await seeded.state()
-    text = await refused(seeded, tool, arguments)
-    assert text.startswith("Input validation failed: ")
-    assert message in text
-    assert await seeded.state() == before
+    await assert_invalid(seeded, tool, arguments, message)
 
 
-def test_the_domain_offers_exactly_the_scenarios_tools(booking: Domain, booking_scenario: Scenario) -> None:
-    assert sorted(booking.registry.names) == sorted(booking_scenario.tools)
-    assert len(booking.registry) == 38
-    assert len(booking.hashed_tables) == 17
-    covered = {c[0] for c in VALIDATION_CASES} | {
-        n for n in booking.registry.names if n.startswith("zendesk_")
-    }
-    assert covered == set(booking.registry.names)
+def test_every_tool_has_a_validation_case(booking: Domain) -> None:
+    assert_every_tool_has_a_case(booking, VALIDATION_CASES)
 
 
-REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+REFUSALS: list[Case] = [
     ("booking_api_get_booking", {}, "Either booking_reference or customer_id must be provided"),
     (
         "booking_api_get_booking",
@@ -318,22 +312,20 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), REFUSALS, ids=[c[0] for c in REFUSALS])
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
 async def test_business_rule_refusals(
     seeded: World, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    before = await seeded.state()
-    assert await refused(seeded, tool, arguments) == message
-    assert await seeded.state() == before
+    await assert_refused(seeded, tool, arguments, message)
 
 
-async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World, booking: Domain) -> None:
-    outcome = await seeded.call("payment_api_check_payment_status", {"booking_reference": "BKG-404"})
-    assert outcome.text("payment_api_check_payment_status", booking.registry.error_text) == (
+async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
+    reply = await error_reply(seeded, "payment_api_check_payment_status", {"booking_reference": "BKG-404"})
+    assert reply == (
         '{"error": "Tool execution failed: No transactions found for booking: BKG-404", '
-        '"tool": "payment_api_check_payment_status"}'
+        '"tool": "payment_api_check_payment_status"}',
+        "not_found",
     )
-    assert outcome.error_class == "not_found"
 
 
 async def test_unknown_arguments_are_ignored_where_the_reference_ignores_them(seeded: World) -> None:

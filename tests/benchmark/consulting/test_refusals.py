@@ -12,11 +12,18 @@ import pytest
 
 from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import refused
+from tests.benchmark.helpers import (
+    Case,
+    assert_every_tool_has_a_case,
+    assert_invalid,
+    assert_refused,
+    by_tool,
+    error_reply,
+)
 
 E = "marcus.bennett@msg.com"
 
-VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
+VALIDATION_CASES: list[Case] = [
     ("software_catalog_search", {}, "software_name: Field required"),
     ("software_catalog_get_details", {"catalog_id": 5}, "catalog_id: Input should be a valid string"),
     ("salesforce_crm_get_engagement", {}, "engagement_code: Field required"),
@@ -91,29 +98,20 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"), VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES]
-)
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
 async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    before = await seeded.state()
-    text = await refused(seeded, tool, arguments)
-    assert text.startswith("Input validation failed: ")
-    assert message in text
-    assert await seeded.state() == before
+    await assert_invalid(seeded, tool, arguments, message)
 
 
 def test_every_tool_has_a_validation_case(consulting: Domain) -> None:
-    covered = {c[0] for c in VALIDATION_CASES} | {
-        n for n in consulting.registry.names if n.startswith("zendesk_")
-    }
-    assert covered == set(consulting.registry.names)
+    assert_every_tool_has_a_case(consulting, VALIDATION_CASES)
 
 
-def _missing(tool: str, arguments: dict[str, Any], name: str) -> tuple[str, dict[str, Any], str]:
+def _missing(tool: str, arguments: dict[str, Any], name: str) -> Case:
     return (tool, arguments, f"Missing required parameter: {name}")
 
 
-REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+REFUSALS: list[Case] = [
     (
         "software_catalog_search",
         {"software_name": "zzz"},
@@ -290,20 +288,17 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), REFUSALS, ids=[c[0] for c in REFUSALS])
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
 async def test_business_rule_refusals(
     seeded: World, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    before = await seeded.state()
-    assert await refused(seeded, tool, arguments) == message
-    assert await seeded.state() == before
+    await assert_refused(seeded, tool, arguments, message)
 
 
-async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World, consulting: Domain) -> None:
-    outcome = await seeded.call("box_api", {"action": "get_folder_details", "folder_id": "FLD-404"})
-    assert outcome.text("box_api", consulting.registry.error_text) == (
-        '{"error": "Tool execution failed: Folder not found: FLD-404", "tool": "box_api"}'
+async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
+    assert await error_reply(seeded, "box_api", {"action": "get_folder_details", "folder_id": "FLD-404"}) == (
+        '{"error": "Tool execution failed: Folder not found: FLD-404", "tool": "box_api"}',
+        "not_found",
     )
-    assert outcome.error_class == "not_found"
     missing = await seeded.call("nda_api", {"action": "check_status"})
     assert missing.error_class == "invalid_arguments"

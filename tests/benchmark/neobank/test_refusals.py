@@ -11,7 +11,15 @@ import pytest
 
 from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import ok, refused
+from tests.benchmark.helpers import (
+    Case,
+    assert_every_tool_has_a_case,
+    assert_invalid,
+    assert_refused,
+    by_tool,
+    error_reply,
+    ok,
+)
 
 MARCUS = "marcus.thompson@vdb.com"
 EMMA = "emma.wilson@vdb.com"
@@ -37,7 +45,7 @@ EMAIL = {
     "body": "b",
 }
 
-VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
+VALIDATION_CASES: list[Case] = [
     ("workday_api_get_employee", {}, "email: Field required"),
     ("workday_api_get_manager_chain", {"email": 5}, "email: Input should be a valid string"),
     ("workday_api_get_org_structure", {"email": MARCUS}, "manager_email: Field required"),
@@ -119,25 +127,16 @@ VALIDATION_CASES: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "message"), VALIDATION_CASES, ids=[c[0] for c in VALIDATION_CASES]
-)
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
 async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    before = await seeded.state()
-    text = await refused(seeded, tool, arguments)
-    assert text.startswith("Input validation failed: ")
-    assert message in text
-    assert await seeded.state() == before
+    await assert_invalid(seeded, tool, arguments, message)
 
 
 def test_every_tool_has_a_validation_case(neobank: Domain) -> None:
-    covered = {c[0] for c in VALIDATION_CASES} | {
-        n for n in neobank.registry.names if n.startswith("zendesk_")
-    }
-    assert covered == set(neobank.registry.names)
+    assert_every_tool_has_a_case(neobank, VALIDATION_CASES)
 
 
-REFUSALS: list[tuple[str, dict[str, Any], str]] = [
+REFUSALS: list[Case] = [
     (
         "workday_api_get_employee",
         {"email": "LISA.CHEN@vdb.com"},
@@ -298,22 +297,19 @@ REFUSALS: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), REFUSALS, ids=[c[0] for c in REFUSALS])
+@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
 async def test_business_rule_refusals(
     seeded: World, tool: str, arguments: dict[str, Any], message: str
 ) -> None:
-    before = await seeded.state()
-    assert await refused(seeded, tool, arguments) == message
-    assert await seeded.state() == before
+    await assert_refused(seeded, tool, arguments, message)
 
 
-async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World, neobank: Domain) -> None:
-    outcome = await seeded.call("approval_api_check_status", {"approval_request_id": "APR-404"})
-    assert outcome.text("approval_api_check_status", neobank.registry.error_text) == (
+async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
+    assert await error_reply(seeded, "approval_api_check_status", {"approval_request_id": "APR-404"}) == (
         '{"error": "Tool execution failed: Approval request not found: APR-404", '
-        '"tool": "approval_api_check_status"}'
+        '"tool": "approval_api_check_status"}',
+        "not_found",
     )
-    assert outcome.error_class == "not_found"
 
 
 @pytest.mark.parametrize(
