@@ -127,6 +127,17 @@ def _grant(app: str, level: str, *, temporary: bool = False, expiry: str | None 
     return arguments
 
 
+def _retarget(ticket_id: str) -> Edit:
+    """Point the last ticket update at another ticket (a wrong id)."""
+
+    def apply(calls: list[Call]) -> list[Call]:
+        calls = copy.deepcopy(calls)
+        calls[_nth(calls, UPDATE, -1)][1]["id"] = ticket_id
+        return calls
+
+    return apply
+
+
 def _solved_provisioned(**extra: Any) -> Edit:
     return edit(UPDATE, -1, status="solved", resolution_category="provisioned", **extra)
 
@@ -259,6 +270,56 @@ CASES: tuple[Case, ...] = (
         "executive-normal", "test_he_012", edit(UPDATE, -1, priority="normal"), "ticket-executive-priority"
     ),
     _case("departing-untagged", "test_he_025", edit(UPDATE, -1, tags=""), "ticket-offboarding-tag"),
+    _case(
+        "other-requesters-ticket",
+        "test_ei_005",
+        _retarget("5"),
+        "ticket-one-requester",
+        "ticket-created-left-open",
+    ),
+    _case(
+        "questions-split",
+        "test_pi_001",
+        chain(
+            append(
+                CREATE,
+                lambda calls: {
+                    "table": "tickets",
+                    "item": {
+                        "subject": "MFA enrollment",
+                        "description": "How to enroll in MFA",
+                        "status": "open",
+                        "priority": "low",
+                        "type": "question",
+                        "requester_id": "6",
+                        "assignee_id": "2",
+                        "organization_id": "1",
+                        "owner": "it_support",
+                    },
+                },
+            ),
+            append(
+                UPDATE,
+                lambda calls: {
+                    "table": "tickets",
+                    "id": "7",
+                    "item": {
+                        "status": "solved",
+                        "resolution_category": "information_provided",
+                        "approval_required": "no",
+                        "approval_status": "not_required",
+                    },
+                },
+            ),
+        ),
+        "ticket-questions-combined",
+    ),
+    _case(
+        "waitlist-on-hold",
+        "test_ei_003",
+        edit(UPDATE, -1, tags="license_waitlist"),
+        "ticket-license-waitlist",
+    ),
     # --- approvals ---
     _case("approval-urgency", "test_dc_001", edit(APPROVAL, 0, urgency="standard"), "approval-urgency"),
     _case("approval-no-ticket", "test_sa_028", edit(APPROVAL, 0, ticket_id=None), "approval-ticket"),
@@ -556,6 +617,12 @@ CASES: tuple[Case, ...] = (
         ),
         "order-only-without-stock",
     ),
+    _case(
+        "order-twice",
+        "test_he_010",
+        lambda calls: [*calls[:-1], *[c for c in calls if c[0] == ORDER], calls[-1]],
+        "order-no-duplicate",
+    ),
     # --- licenses and security operations ---
     _case(
         "individual-license",
@@ -582,4 +649,23 @@ CASES: tuple[Case, ...] = (
         "security-bypass-approval",
     ),
     _case("security-no-ticket", "test_aa_001", edit(SECURITY, 0, ticket_id="77"), "security-action-ticket"),
+    _case(
+        "bypass-undocumented",
+        "test_aa_001",
+        edit(SECURITY, 0, operation="set_temporary_bypass", bypass_duration_hours=2),
+        "security-bypass-justification",
+        "security-bypass-notice",
+    ),
+    _case(
+        "lost-mfa-alone",
+        "test_aa_001",
+        edit(SECURITY, 0, operation="remove_mfa_device", mfa_device_id="MFA-1"),
+        "security-lost-mfa-steps",
+    ),
+    _case(
+        "compromise-reset-alone",
+        "test_aa_001",
+        chain(edit(UPDATE, -1, type="incident", incident_severity="sev4_low", customer_impact="no_impact")),
+        "security-compromise-steps",
+    ),
 )

@@ -7,8 +7,11 @@ tables or the business clock: :class:`TicketWorkJudge` (a ticket against
 the work it documents, its approval list), :class:`AccessPolicyJudge` (Okta
 grants and dashboard groups against the access matrix, approvals and
 incidents) and :class:`DeviceJudge` (replacements, hardware approvals, lead
-times). They see only what a production deployment has: the commit's
-effects, its calls and rows of the pending state; never golden data.
+times); :class:`ConversationJudge` (one requester per conversation,
+questions in one ticket) and :class:`SecurityOpsJudge` (the steps of the
+lost-MFA, compromised-password and bypass procedures). They see only
+what a production deployment has: the commit's effects, its calls and
+rows of the pending state; never golden data.
 """
 
 from __future__ import annotations
@@ -18,14 +21,18 @@ from datetime import datetime
 from pathlib import Path
 
 from benchmark.domains.neobank.judges.access import AccessPolicyJudge
+from benchmark.domains.neobank.judges.conversation import ConversationJudge
 from benchmark.domains.neobank.judges.devices import DeviceJudge
+from benchmark.domains.neobank.judges.security import SecurityOpsJudge
 from benchmark.domains.neobank.judges.work import TicketWorkJudge
 from judges import Judge, RulePack, load_rule_pack
 
 __all__ = [
     "RULES_PATH",
     "AccessPolicyJudge",
+    "ConversationJudge",
     "DeviceJudge",
+    "SecurityOpsJudge",
     "TicketWorkJudge",
     "neobank_judges",
     "neobank_rule_pack",
@@ -41,4 +48,11 @@ def neobank_rule_pack() -> RulePack:
 
 def neobank_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
     """The neobank judges in chain order; ``now`` is the business clock the time rules use."""
-    return (neobank_rule_pack(), TicketWorkJudge(), AccessPolicyJudge(now), DeviceJudge(now))
+    return (
+        neobank_rule_pack(),
+        ConversationJudge(),
+        TicketWorkJudge(),
+        AccessPolicyJudge(now),
+        DeviceJudge(now),
+        SecurityOpsJudge(),
+    )
