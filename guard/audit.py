@@ -79,6 +79,8 @@ class CallEntry:
 
 @dataclass(frozen=True, slots=True)
 class CommitEntry:
+    """One commit attempt; ``dispatch`` is what an ``mcp`` commit sent upstream, write by write."""
+
     transaction_id: str
     attempt: int
     via: str
@@ -89,9 +91,10 @@ class CommitEntry:
     summary: str | None
     at: datetime
     duration_ms: float
+    dispatch: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        shown = {
             "attempt": self.attempt,
             "via": self.via,
             "decision": self.decision,
@@ -102,6 +105,9 @@ class CommitEntry:
             "at": self.at.isoformat(),
             "duration_ms": round(self.duration_ms, 3),
         }
+        if self.dispatch is not None:
+            shown["dispatch"] = self.dispatch
+        return shown
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,7 +121,8 @@ def serve(
     web = create_app(runtime)
     errors.print(
         f"guard: MCP at http://{settings.server.host}:{settings.server.port}/mcp, "
-        f"backend {settings.backend.module} on {settings.backend.url}"
+        f"backend {runtime.manager.backend.name}"
+        + (f" on {settings.backend.url}" if settings.backend.kind == "sql" else "")
     )
     config_ = uvicorn.Config(web, host=settings.server.host, port=settings.server.port, log_level="warning")
     _run(lambda: uvicorn.Server(config_).serve())

@@ -22,10 +22,12 @@ from typing import Any, TypeVar
 from opentelemetry.trace import Span
 
 from guard.audit import Audit, CallEntry, CommitEntry, TxnRecord
-from guard.backends.base import Backend, Session
+from guard.backends.base import Backend, Session, UpstreamReport
 from guard.clock import Clock
 from guard.errors import GuardError, InvalidArguments, RequestRejected, ToolError, TransactionClosed
 from guard.gate import CommitGate, GateResult
+from guard.recovery import record_recovered
+from guard.replies import CommitReply, ToolReply, TxnKey, commit_message
 from guard.retry import RetryPolicy, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -40,7 +42,7 @@ from guard.transactions import (
     idle_expired,
     require_open,
 )
-from judges import CallRecord, Decision, Finding, Severity, Verdict
+from judges import CallRecord, Finding, Severity, Verdict
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
 
@@ -59,48 +61,6 @@ _FAILURE_TEXT = {
     "permission_denied": "the backend refused access",
     "internal": "the tool failed with an internal error",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class TxnKey:
-    """A transaction's id and the agent presenting it."""
-
-    id: str
-    principal: str
-    meta: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolReply:
-    text: str
-    structured: dict[str, Any] | None
-    is_error: bool
-    error_class: str | None = None
-    transaction_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CommitReply:
-    status: str
-    transaction: str
-    effects: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
-    attempts_left: int
-    message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "status": self.status,
-            "transaction": self.transaction,
-            "effects": self.effects,
-            "findings": self.findings,
-            "attempts_left": self.attempts_left,
-            "message": self.message,
-        }
-
-    @property
-    def terminal(self) -> bool:
-        return self.status in ("committed", "rolled_back")
 
 
 @dataclass(eq=False)
@@ -158,6 +118,11 @@ class TransactionManager:
     def tools(self) -> list[ToolSpec]:
         return list(self._tools.values())
 
+    @property
+    def tool_map(self) -> Mapping[str, ToolSpec]:
+        """The tools by name: a new mapping whenever the backend's tools change (at its start)."""
+        return self._tools
+
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> list[str]:
@@ -165,6 +130,10 @@ class TransactionManager:
         if self.commit_tool in self._tools:
             raise GuardError(f"the backend has a tool named {self.commit_tool!r}; set commit.tool_name")
         await self.backend.start()
+        self._tools = {spec.name: spec for spec in self.backend.tools}
+        if self.commit_tool in self._tools:
+            await self.backend.close()
+            raise GuardError(f"the backend has a tool named {self.commit_tool!r}; set commit.tool_name")
         aborted = await self.audit.abort_live(
             self.settings.server.instance,
             "the guard stopped with the transaction open; the database discarded its changes",
@@ -174,8 +143,17 @@ class TransactionManager:
             log.warning(
                 "marked %d transactions of a previous run aborted: %s", len(aborted), ", ".join(aborted)
             )
+        await self._recover(restarted=True)
         self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
         return aborted
+
+    async def _recover(self, *, restarted: bool) -> None:
+        """Let the backend finish what interrupted transactions left outside the database; audit it."""
+        try:
+            reports = await self.backend.recover(restarted=restarted)
+            await record_recovered(self.audit, reports, self.clock, self.settings.server.instance)
+        except Exception:
+            log.exception("recovering interrupted transactions failed; the reaper tries again")
 
     async def stop(self) -> None:
         if self._reaper is not None:
@@ -212,6 +190,7 @@ class TransactionManager:
                         what = "approval" if live.state.status is Status.PENDING_APPROVAL else "idle"
                         await self._close(live, Status.ROLLED_BACK, f"{what} timeout", via="reaper")
                         reaped.append(live.state.id)
+        await self._recover(restarted=False)
         await self.audit.flush()
         return reaped
 
@@ -336,7 +315,7 @@ class TransactionManager:
                 lambda: live.session.call(spec, arguments),
                 policy=self._policy,
                 classify=self._classify,
-                retryable=lambda error_class: self._retryable(error_class, True, spec.idempotent),
+                retryable=lambda error_class: self._retryable(error_class, spec.reversible, spec.idempotent),
                 sleep=self._sleep,
             )
             outcome = retried.outcome
@@ -430,16 +409,12 @@ class TransactionManager:
             state = after_commit(
                 live.state, verdict.decision, self.clock.monotonic(), self.settings.commit.max_blocked
             )
-            message = _commit_message(state, verdict.decision, verdict.findings, len(result.effects))
+            message = commit_message(state, verdict.decision, verdict.findings, len(result.effects))
+            report: UpstreamReport | None = None
             if state.status is Status.COMMITTED:
-                try:
-                    await live.session.commit()
-                except Exception as exc:
-                    log.exception("COMMIT of %s failed", live.state.id)
-                    state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
-                    message = "the database refused the commit; the transaction was rolled back"
+                state, message, report = await self._apply(live, state, message)
             elif state.status is Status.ROLLED_BACK:
-                await _quietly(live.session.rollback())
+                state = _undone(state, await _quietly(live.session.rollback()))
             live.state = state
             status = state.status.value if state.status is not Status.OPEN else "blocked"
             self.telemetry.end_commit(
@@ -461,6 +436,7 @@ class TransactionManager:
                 summary,
                 self.clock.now(),
                 (time.perf_counter() - started) * 1000,
+                None if report is None else list(report.writes),
             )
         )
         live.record = replace(live.record, summary=summary, blocked_attempts=state.blocked)
@@ -471,7 +447,24 @@ class TransactionManager:
                 live.record, status=state.status.value, updated_at=self.clock.now(), calls=state.calls
             )
             await self.audit.update_transaction(live.record)
-        return self._reply(live, status, effect_dicts, finding_dicts, message)
+        return self._reply(live, status, effect_dicts, finding_dicts, message, report)
+
+    async def _apply(
+        self, live: _Live, state: TxnState, message: str
+    ) -> tuple[TxnState, str, UpstreamReport | None]:
+        """Commit the session; a commit the backend could apply only in part ends ``partial``."""
+        try:
+            report = await live.session.commit()
+        except Exception as exc:
+            log.exception("COMMIT of %s failed", live.state.id)
+            state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
+            return state, "the database refused the commit; the transaction was rolled back", None
+        if report is None:
+            return state, message, None
+        if report.complete:
+            return state, f"{message}; {report.message}", report
+        state = replace(state, status=Status.PARTIAL, close_reason=report.message)
+        return state, f"the commit was allowed, but not all of it was applied: {report.message}", report
 
     def _reply(
         self,
@@ -480,9 +473,11 @@ class TransactionManager:
         effects: list[dict[str, Any]],
         findings: list[dict[str, Any]],
         message: str,
+        report: UpstreamReport | None = None,
     ) -> CommitReply:
         left = max(self.settings.commit.max_blocked - live.state.blocked, 0) if live.state.live else 0
-        return CommitReply(status, live.state.id, effects, findings, left, message)
+        dispatch = None if report is None else list(report.writes)
+        return CommitReply(status, live.state.id, effects, findings, left, message, dispatch)
 
     async def rollback(self, key: TxnKey, reason: str, *, via: str = "tool") -> CommitReply:
         live = await self._get(key, open_new=False)
@@ -498,7 +493,7 @@ class TransactionManager:
         if not live.state.live:
             raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
         await self._close(live, Status.ROLLED_BACK, reason, via=via)
-        return self._reply(live, "rolled_back", [], [], f"rolled back: {reason}")
+        return self._reply(live, "rolled_back", [], [], f"rolled back: {live.state.close_reason}")
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
         live = self._live.get(transaction_id)
@@ -507,24 +502,23 @@ class TransactionManager:
 
         async def work() -> CommitReply:
             state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
+            report: UpstreamReport | None = None
             if approve:
-                try:
-                    await live.session.commit()
-                except Exception as exc:
-                    state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
+                state, _, report = await self._apply(live, state, "")
             else:
-                await _quietly(live.session.rollback())
+                state = _undone(state, await _quietly(live.session.rollback()))
             live.state = state
             await self._finish(live, state.close_reason)
-            return self._reply(live, state.status.value, [], [], state.close_reason or state.status.value)
+            message = state.close_reason or state.status.value
+            return self._reply(live, state.status.value, [], [], message, report)
 
         return await self._shielded(live, work)
 
     async def _close(self, live: _Live, status: Status, reason: str, *, via: str) -> None:
         live.state = closed(live.state, status, reason, self.clock.monotonic())
-        await _quietly(live.session.rollback())
+        live.state = _undone(live.state, await _quietly(live.session.rollback()))
         log.info("transaction %s %s (%s, via %s)", live.state.id, status.value, reason, via)
-        await self._finish(live, reason)
+        await self._finish(live, live.state.close_reason)
 
     async def _finish(self, live: _Live, reason: str | None) -> None:
         now = self.clock.now()
@@ -547,22 +541,16 @@ class TransactionManager:
         self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
 
 
-async def _quietly(work: Awaitable[None]) -> None:
+async def _quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | None:
     try:
-        await work
+        return await work
     except Exception:
         log.exception("rollback failed; the database discards the transaction when the connection closes")
+        return None
 
 
-def _commit_message(state: TxnState, decision: Decision, findings: tuple[Finding, ...], effects: int) -> str:
-    if state.status is Status.COMMITTED:
-        warned = f" with {len(findings)} warning(s)" if findings else ""
-        return f"committed {effects} change(s){warned}"
-    if state.status is Status.PENDING_APPROVAL:
-        return f"{effects} change(s) are waiting for a reviewer's approval"
-    reasons = "; ".join(
-        f.message + (f" (hint: {f.hint})" if f.hint else "") for f in findings if f.severity.value != "warn"
-    )
-    if state.status is Status.ROLLED_BACK:
-        return f"blocked again and rolled back ({state.close_reason}): {reasons}"
-    return f"blocked, nothing was committed: {reasons}"
+def _undone(state: TxnState, report: UpstreamReport | None) -> TxnState:
+    """The state with what its rollback did upstream added to its close reason."""
+    if report is None:
+        return state
+    return replace(state, close_reason=f"{state.close_reason}; {report.message}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -14,28 +15,41 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.audit import Audit
+from guard.backends.mcp import McpBackend
 from guard.backends.sql import SqlBackend
+from guard.backends.upstream import Upstream
 from guard.clock import Clock, SystemClock
+from guard.edge.upstream import connect_upstream
 from guard.errors import ConfigError
 from guard.gate import CommitGate
 from guard.manager import TransactionManager
+from guard.outbox import Outbox
 from guard.settings import GuardSettings
 from guard.store.audit import SqlAudit
 from guard.store.engine import create_engine
 from guard.store.migrate import check_current
+from guard.store.outbox import SqlOutbox
 from guard.telemetry import Telemetry, provider_from_settings
 from judges import AsyncJudge, Judge, default_registry, judges_from_config
 from judges import ConfigError as JudgesConfigError
 from judges.classify import classify, retryable
 
-__all__ = ["Runtime", "assemble", "build_runtime", "classify_error", "configured_judges", "is_retryable"]
+__all__ = [
+    "Runtime",
+    "assemble",
+    "build_runtime",
+    "classify_error",
+    "configured_judges",
+    "is_retryable",
+    "mcp_backend",
+]
 
 log = logging.getLogger(__name__)
 
 
-def classify_error(exc: BaseException) -> str:
-    """The classifier's class for a failure, as the string the audit log and spans carry."""
-    return classify(exc).error_class.value
+def classify_error(failure: object) -> str:
+    """The classifier's class for a failure (an exception or error text), as the audit log carries it."""
+    return classify(failure).error_class.value
 
 
 def is_retryable(error_class: str, in_transaction: bool, idempotent: bool) -> bool:
@@ -77,12 +91,16 @@ def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) 
 
 @dataclass
 class Runtime:
-    """A guard's parts, started and stopped together; ``audit_engine`` is None for an in-memory audit."""
+    """A guard's parts, started and stopped together.
+
+    ``audit_engine`` is None for an in-memory audit; ``backend_engine`` is None
+    for an ``mcp`` backend, whose readiness is its upstream answering a ping.
+    """
 
     settings: GuardSettings
     manager: TransactionManager
     audit_engine: AsyncEngine | None
-    backend_engine: AsyncEngine
+    backend_engine: AsyncEngine | None
     telemetry: Telemetry
 
     async def start(self) -> list[str]:
@@ -101,21 +119,27 @@ class Runtime:
     async def ready(self) -> dict[str, str]:
         """Problems by component; empty when ready."""
         problems: dict[str, str] = {}
-        engines = [("backend", self.backend_engine)]
-        if self.audit_engine is not None:
-            engines.insert(0, ("audit", self.audit_engine))
+        engines = [("audit", self.audit_engine), ("backend", self.backend_engine)]
         for name, engine in engines:
+            if engine is None:
+                continue
             try:
                 async with engine.connect() as conn:
                     await conn.execute(text("SELECT 1"))
             except Exception as exc:
                 problems[name] = f"{type(exc).__name__}: {exc}"
+        backend = self.manager.backend
+        if isinstance(backend, McpBackend):
+            try:
+                await asyncio.wait_for(backend.ping(), timeout=self.settings.backend.mcp.timeout_s)
+            except Exception as exc:
+                problems["upstream"] = f"{type(exc).__name__}: {exc}"
         return problems
 
 
 def assemble(
     settings: GuardSettings,
-    backend: SqlBackend,
+    backend: SqlBackend | McpBackend,
     audit: Audit,
     *,
     audit_engine: AsyncEngine | None = None,
@@ -140,7 +164,29 @@ def assemble(
         retryable=is_retryable,
         **extra,
     )
-    return Runtime(settings, manager, audit_engine, backend.engine, telemetry)
+    backend_engine = backend.engine if isinstance(backend, SqlBackend) else None
+    return Runtime(settings, manager, audit_engine, backend_engine, telemetry)
+
+
+def mcp_backend(
+    settings: GuardSettings,
+    upstream: Upstream,
+    outbox: Outbox,
+    *,
+    clock: Clock,
+    sleep: Callable[[float], Awaitable[None]] | None = None,
+) -> McpBackend:
+    """The ``mcp`` backend a config describes, over a given upstream and outbox."""
+    return McpBackend(
+        upstream,
+        outbox,
+        settings.backend.mcp,
+        clock,
+        instance=settings.server.instance,
+        classify=classify_error,
+        retryable=is_retryable,
+        sleep=sleep or asyncio.sleep,
+    )
 
 
 def build_runtime(
@@ -150,20 +196,35 @@ def build_runtime(
     provider: TracerProvider | None = None,
     sleep: Callable[[float], Awaitable[None]] | None = None,
     audit: Audit | None = None,
+    upstream: Upstream | None = None,
 ) -> Runtime:
-    """Everything a guard process needs from its settings, not yet started (``await runtime.start()``)."""
+    """Everything a guard process needs from its settings, not yet started (``await runtime.start()``).
+
+    An ``mcp`` backend keeps its outbox in the audit store; ``upstream`` replaces
+    the one the config names (an in-process server, in tests).
+    """
     clock = clock or SystemClock()
-    backend_engine = create_engine(
-        settings.backend.url,
-        statement_timeout_s=settings.backend.statement_timeout_s,
-        lock_timeout_s=settings.backend.lock_timeout_s,
-        pool_size=settings.backend.max_open_transactions,
-        search_path=settings.backend.search_path,
-    )
     audit_engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
-    backend = SqlBackend.from_module(
-        backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
-    )
+    backend: SqlBackend | McpBackend
+    if settings.backend.kind == "mcp":
+        backend = mcp_backend(
+            settings,
+            upstream if upstream is not None else connect_upstream(settings.backend.mcp),
+            SqlOutbox(audit_engine),
+            clock=clock,
+            sleep=sleep,
+        )
+    else:
+        backend_engine = create_engine(
+            settings.backend.url,
+            statement_timeout_s=settings.backend.statement_timeout_s,
+            lock_timeout_s=settings.backend.lock_timeout_s,
+            pool_size=settings.backend.max_open_transactions,
+            search_path=settings.backend.search_path,
+        )
+        backend = SqlBackend.from_module(
+            backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
+        )
     return assemble(
         settings,
         backend,

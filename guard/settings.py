@@ -8,10 +8,11 @@ Environment variables override the file; nested keys use ``__``
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -26,8 +27,12 @@ __all__ = [
     "AuthSettings",
     "BackendSettings",
     "CommitSettings",
+    "CompensationSettings",
+    "DispatchSettings",
     "GuardSettings",
     "JudgeSettings",
+    "McpSettings",
+    "McpToolSettings",
     "RetrySettings",
     "ServerSettings",
     "TelemetrySettings",
@@ -50,8 +55,116 @@ class ServerSettings(_Section):
     )
 
 
+class DispatchSettings(_Section):
+    """How deferred writes are sent to the upstream at commit."""
+
+    max_attempts: int = Field(4, ge=1, description="Attempts per write, the first included.")
+    initial_backoff_s: float = Field(0.05, ge=0)
+    max_backoff_s: float = Field(2.0, ge=0)
+    jitter_s: float = Field(0.05, ge=0)
+    lease_s: float = Field(
+        300.0,
+        gt=0,
+        description="A commit's dispatch is this instance's for this long after each step; "
+        "past it, any replica may finish it.",
+    )
+
+
+_REFERENCE = re.compile(r"^\$(?:arguments|result)(?:\.[^.]+)*$")
+
+
+def _check_template(value: Any, where: str) -> None:
+    if isinstance(value, str) and value.startswith("$") and not value.startswith("$$"):
+        if not _REFERENCE.match(value):
+            raise ValueError(
+                f"{where}: {value!r} is not a reference; use $arguments.<name> or $result.<name> "
+                "(or $$ for a literal $)"
+            )
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_template(item, f"{where}.{key}")
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _check_template(item, f"{where}[{index}]")
+
+
+class CompensationSettings(_Section):
+    """The tool that undoes a passthrough write, and its arguments built from the original call."""
+
+    tool: str = Field(min_length=1, description="The upstream tool that undoes the write.")
+    arguments: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Its arguments: constants, or references $arguments.<path> (the original call's "
+        "arguments) and $result.<path> (its structured result); $$ starts a literal $.",
+    )
+
+    @field_validator("arguments")
+    @classmethod
+    def _references(cls, value: dict[str, Any]) -> dict[str, Any]:
+        _check_template(value, "arguments")
+        return value
+
+
+class McpToolSettings(_Section):
+    """What the guard does with one upstream tool; unset fields come from its annotations."""
+
+    mode: Literal["read", "defer", "passthrough"] | None = Field(
+        None, description="read: forwarded at once; defer: held until commit; passthrough: sent at once."
+    )
+    idempotent: bool | None = Field(None, description="Whether repeating the call is harmless.")
+    compensate: CompensationSettings | None = Field(
+        None, description="For a passthrough write: the call that undoes it on rollback."
+    )
+
+    @model_validator(mode="after")
+    def _compensate_passthrough(self) -> McpToolSettings:
+        if self.compensate is not None and self.mode in ("read", "defer"):
+            raise ValueError(f"compensate applies to passthrough writes, not to mode {self.mode}")
+        return self
+
+
+class McpSettings(_Section):
+    """The upstream MCP server of an ``mcp`` backend: streamable HTTP (``url``) or stdio (``command``)."""
+
+    url: str | None = Field(None, description="The upstream's streamable-HTTP endpoint.")
+    headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent upstream.")
+    command: str | None = Field(None, description="The upstream launched as a subprocess (stdio).")
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    timeout_s: float = Field(30.0, gt=0, description="Longest wait for one upstream request.")
+    write_mode: Literal["defer", "passthrough"] = Field(
+        "defer", description="What a write is unless its tool says otherwise."
+    )
+    honours_idempotency_key: bool = Field(
+        False,
+        description="The upstream applies a call at most once per _meta['guard/idempotency-key'], "
+        "so an ambiguous failure of any write may be retried.",
+    )
+    tools: dict[str, McpToolSettings] = Field(default_factory=dict, description="Per-tool overrides.")
+    dispatch: DispatchSettings = Field(default_factory=DispatchSettings)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> McpSettings:
+        if self.url is not None and self.command is not None:
+            raise ValueError("set either url (streamable HTTP) or command (stdio), not both")
+        if self.url is None and self.headers:
+            raise ValueError("headers apply to an upstream reached by url")
+        if self.command is None and (self.args or self.env or self.cwd is not None):
+            raise ValueError("args, env and cwd apply to an upstream launched by command")
+        step = self.timeout_s + self.dispatch.max_backoff_s + self.dispatch.jitter_s
+        if self.dispatch.lease_s <= step:
+            raise ValueError(
+                f"dispatch.lease_s ({self.dispatch.lease_s:g}) must exceed one dispatch attempt "
+                f"(timeout_s + max_backoff_s + jitter_s = {step:g})"
+            )
+        return self
+
+
 class BackendSettings(_Section):
-    kind: Literal["sql"] = "sql"
+    kind: Literal["sql", "mcp"] = Field(
+        "sql", description="sql: tool functions on a database; mcp: an upstream MCP server."
+    )
     module: str = Field("guard.demo.backend", description="Python module exposing `tools` (a ToolRegistry).")
     url: str = Field("sqlite:///guard-demo.db", description="The system of record (SQLAlchemy URL).")
     prepare: bool = Field(
@@ -63,6 +176,13 @@ class BackendSettings(_Section):
     max_open_transactions: int = Field(
         20, ge=1, description="Each open transaction pins a connection; past this, new keys are refused."
     )
+    mcp: McpSettings = Field(default_factory=McpSettings)
+
+    @model_validator(mode="after")
+    def _upstream_named(self) -> BackendSettings:
+        if self.kind == "mcp" and self.mcp.url is None and self.mcp.command is None:
+            raise ValueError("backend.kind is mcp: set backend.mcp.url or backend.mcp.command")
+        return self
 
 
 class AuditSettings(_Section):

@@ -154,6 +154,9 @@ class Telemetry:
         if decision == "block":
             span.set_attribute("error.type", "guard.commit.blocked")
             span.set_status(Status(StatusCode.ERROR, f"commit blocked: {len(findings)} finding(s)"))
+        elif status == "partial":
+            span.set_attribute("error.type", "guard.commit.partial")
+            span.set_status(Status(StatusCode.ERROR, "the upstream applied only part of the commit"))
 
     def shutdown(self) -> None:
         if self.provider is not None:

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from guard.clock import Clock
 
 __all__ = [
+    "ArgumentsCheck",
     "ErrorText",
     "ToolContext",
     "ToolRegistry",
@@ -111,14 +112,26 @@ def to_jsonable(value: Any) -> Any:
     return value
 
 
+ArgumentsCheck = Callable[[Mapping[str, Any]], dict[str, Any]]
+"""Checks a call's arguments against a schema; returns them, or raises :class:`InvalidArguments`."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """A registered tool: its function, schemas and declared behaviour."""
+    """A registered tool: its function, schemas and declared behaviour.
+
+    Arguments are checked by ``input_model`` (a pydantic model, derived from a
+    function's signature) or, for a tool described only by a JSON schema (an
+    upstream MCP server's), by ``check``; such a tool's function receives them
+    as one ``dict``. ``reversible`` says a failed attempt leaves no trace (its
+    savepoint or outbox entry is undone), so that repeating it after an
+    ambiguous failure is safe.
+    """
 
     name: str
     description: str
     fn: ToolFn
-    input_model: type[BaseModel]
+    input_model: type[BaseModel] | None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     write: bool
@@ -126,15 +139,23 @@ class ToolSpec:
     destructive: bool
     title: str | None = None
     model_param: str | None = None
+    check: ArgumentsCheck | None = None
+    reversible: bool = True
 
-    def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel:
-        """The arguments parsed against the input model; :class:`InvalidArguments` if they do not fit."""
+    def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel | dict[str, Any]:
+        """The arguments parsed against the input schema; :class:`InvalidArguments` if they do not fit."""
+        if self.input_model is None:
+            if self.check is None:
+                raise ConfigError(f"tool {self.name} has neither an input model nor a schema check")
+            return self.check(arguments or {})
         try:
             return self.input_model.model_validate(dict(arguments or {}))
         except ValidationError as exc:
             raise InvalidArguments(format_validation_error(exc)) from exc
 
-    async def invoke(self, ctx: ToolContext, arguments: BaseModel) -> Any:
+    async def invoke(self, ctx: ToolContext, arguments: BaseModel | dict[str, Any]) -> Any:
+        if not isinstance(arguments, BaseModel):
+            return await self.fn(ctx, arguments)
         if self.model_param is not None:
             return await self.fn(ctx, arguments)
         return await self.fn(ctx, **{name: getattr(arguments, name) for name in type(arguments).model_fields})

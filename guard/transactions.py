@@ -9,6 +9,7 @@
     open ──commit: escalate──▶ pending_approval ──approve──▶ committed
                                               ──reject / timeout──▶ rolled_back
     open ──rollback / idle timeout──▶ rolled_back
+    committed ──the upstream applied only part of it──▶ partial   (mcp backends; set by the manager)
     any live state ──crash (found at restart)──▶ aborted
 
 The manager performs the I/O each transition calls for; this module only
@@ -41,6 +42,7 @@ class Status(StrEnum):
     COMMITTED = "committed"
     ROLLED_BACK = "rolled_back"
     ABORTED = "aborted"
+    PARTIAL = "partial"
 
 
 LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})

@@ -3,13 +3,31 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
 
 from guard.execute import CallOutcome
 from guard.tools import ErrorText, ToolSpec
 from judges import Effect, Judge, StateReader
 
-__all__ = ["Backend", "Session"]
+__all__ = ["Backend", "Session", "UpstreamReport"]
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamReport:
+    """What a commit or a rollback did to writes that a database transaction could not hold.
+
+    A backend whose writes go to another system (an upstream MCP server) cannot
+    apply them all-or-nothing; this says, write by write, what happened.
+    ``complete`` is true when every write was applied (a commit) or undone
+    (a rollback); ``message`` says the same in one line.
+    """
+
+    transaction_id: str
+    action: Literal["commit", "rollback"]
+    complete: bool
+    writes: tuple[dict[str, Any], ...]
+    message: str
 
 
 class Session(Protocol):
@@ -26,9 +44,13 @@ class Session(Protocol):
 
     async def effects(self) -> list[Effect]: ...
 
-    async def commit(self) -> None: ...
+    async def commit(self) -> UpstreamReport | None:
+        """Apply the transaction; a report when it could not be applied atomically."""
+        ...
 
-    async def rollback(self) -> None: ...
+    async def rollback(self) -> UpstreamReport | None:
+        """Undo the transaction; a report when some of it was already outside the database."""
+        ...
 
 
 class Backend(Protocol):
@@ -36,7 +58,9 @@ class Backend(Protocol):
     error_text: ErrorText
 
     @property
-    def tools(self) -> Sequence[ToolSpec]: ...
+    def tools(self) -> Sequence[ToolSpec]:
+        """The tools; a backend may learn them only in ``start``."""
+        ...
 
     @property
     def judges(self) -> Sequence[Judge]:
@@ -46,5 +70,12 @@ class Backend(Protocol):
     async def start(self) -> None: ...
 
     async def begin(self, transaction_id: str) -> Session: ...
+
+    async def recover(self, *, restarted: bool) -> Sequence[UpstreamReport]:
+        """Finish what interrupted transactions left outside the database.
+
+        ``restarted``: this instance just started, so what it held before is orphaned.
+        """
+        ...
 
     async def close(self) -> None: ...

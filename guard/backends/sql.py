@@ -18,6 +18,7 @@ from typing import Any
 from sqlalchemy import MetaData, Table, and_, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from guard.backends.base import UpstreamReport
 from guard.clock import Clock
 from guard.errors import ConfigError
 from guard.execute import CallOutcome, execute
@@ -185,6 +186,10 @@ class SqlBackend:
             await conn.close()
             raise
         return SqlSession(self, conn, transaction_id)
+
+    async def recover(self, *, restarted: bool) -> list[UpstreamReport]:
+        """Nothing to finish: the database discards an interrupted transaction by itself."""
+        return []
 
     async def close(self) -> None:
         await self.engine.dispose()

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import mcp_types as types
@@ -45,12 +45,16 @@ class _CommitArguments(BaseModel):
 _COMMIT_OUTPUT = {
     "type": "object",
     "properties": {
-        "status": {"type": "string", "enum": ["committed", "blocked", "pending_approval", "rolled_back"]},
+        "status": {
+            "type": "string",
+            "enum": ["committed", "blocked", "pending_approval", "rolled_back", "partial"],
+        },
         "transaction": {"type": "string"},
         "effects": {"type": "array", "items": {"type": "object"}},
         "findings": {"type": "array", "items": {"type": "object"}},
         "attempts_left": {"type": "integer"},
         "message": {"type": "string"},
+        "dispatch": {"type": "array", "items": {"type": "object"}},
     },
     "required": ["status", "transaction", "effects", "findings", "attempts_left", "message"],
 }
@@ -105,7 +109,7 @@ def _commit_result(reply: CommitReply) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,
-        is_error=reply.status in ("blocked", "rolled_back"),
+        is_error=reply.status in ("blocked", "rolled_back", "partial"),
     )
 
 
@@ -123,14 +127,12 @@ def build_server(
     ``output_schemas=False`` lists the backend's tools without output schemas (the results
     still carry structured content), as servers that declare none do.
     """
-    listed = [spec_tool(spec, output_schema=output_schemas) for spec in manager.tools]
-    listed.append(commit_tool(manager.commit_tool))
-    schemas = {tool.name: tool.input_schema for tool in listed}
+    catalogue = _Catalogue(manager, output_schemas)
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=listed)
+        return types.ListToolsResult(tools=catalogue.listed())
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
@@ -138,7 +140,7 @@ def build_server(
         tool = params.name
         if tool.startswith(_RESERVED_PREFIX):
             raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
-        if tool not in schemas:
+        if catalogue.schema(tool) is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {tool!r}")
         try:
             key = resolve(ctx)
@@ -170,5 +172,33 @@ def build_server(
         ),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        get_tool_input_schema=schemas.get,
+        get_tool_input_schema=catalogue.schema,
     )
+
+
+class _Catalogue:
+    """The tools as listed, built again only when the manager's tools change (a backend's start)."""
+
+    def __init__(self, manager: TransactionManager, output_schemas: bool) -> None:
+        self._manager = manager
+        self._output_schemas = output_schemas
+        self._built_from: Mapping[str, ToolSpec] | None = None
+        self._listed: list[types.Tool] = []
+        self._schemas: dict[str, dict[str, Any]] = {}
+
+    def _refresh(self) -> None:
+        specs = self._manager.tool_map
+        if self._built_from is specs:
+            return
+        self._listed = [spec_tool(spec, output_schema=self._output_schemas) for spec in specs.values()]
+        self._listed.append(commit_tool(self._manager.commit_tool))
+        self._schemas = {tool.name: tool.input_schema for tool in self._listed}
+        self._built_from = specs
+
+    def listed(self) -> list[types.Tool]:
+        self._refresh()
+        return self._listed
+
+    def schema(self, name: str) -> dict[str, Any] | None:
+        self._refresh()
+        return self._schemas.get(name)

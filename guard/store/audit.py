@@ -76,6 +76,7 @@ class SqlAudit:
                     summary=entry.summary,
                     at=entry.at,
                     duration_ms=entry.duration_ms,
+                    dispatch=entry.dispatch,
                 )
             )
 

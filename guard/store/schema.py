@@ -1,8 +1,9 @@
-"""The guard's own tables: the audit log of transactions, calls and commit attempts.
+"""The guard's own tables: the audit log of transactions, calls and commit attempts, and the outbox.
 
 Alembic migrations in ``migrations/`` create and evolve these; the store
 reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
-findings and effects as they were at the time.
+findings, effects and what a commit dispatched as they were at the time.
+``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["calls", "commits", "metadata", "transactions"]
+__all__ = ["calls", "commits", "metadata", "outbox", "transactions"]
 
 metadata = MetaData()
 
@@ -81,5 +82,29 @@ commits = Table(
     Column("summary", Text),
     Column("at", DateTime(timezone=True), nullable=False),
     Column("duration_ms", Float, nullable=False),
+    Column("dispatch", JSON),
     Index("ix_guard_commits_transaction", "transaction_id", "attempt"),
+)
+
+outbox = Table(
+    "guard_outbox",
+    metadata,
+    Column("key", String(64), primary_key=True),
+    Column("transaction_id", String(128), nullable=False),
+    Column("seq", Integer, nullable=False),
+    Column("tool", String(256), nullable=False),
+    Column("arguments", JSON, nullable=False),
+    Column("mode", String(16), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("instance", String(128), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("error_class", String(32)),
+    Column("error", Text),
+    Column("result", JSON),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("committed_at", DateTime(timezone=True)),
+    Column("lease_until", DateTime(timezone=True)),
+    Index("ix_guard_outbox_transaction", "transaction_id", "seq"),
+    Index("ix_guard_outbox_status", "status", "lease_until"),
 )

@@ -31,7 +31,7 @@ def test_db_upgrade_is_idempotent_and_transactions_reads_the_log(tmp_path: Path)
     for _ in range(2):
         done = guard("db", "upgrade", "--config", str(config))
         assert done.returncode == 0, done.stderr
-        assert "is at revision 0001" in done.stdout
+        assert "is at revision 0002" in done.stdout
     listed = guard("transactions", "--config", str(config), "--json")
     assert json.loads(listed.stdout) == {"transactions": []}
     wrong = guard("transactions", "--config", str(config), "--status", "weird")

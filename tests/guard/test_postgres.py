@@ -149,7 +149,7 @@ async def test_audit_store_migrates_on_postgres(
 ) -> None:
     engine = create_engine(postgres_url, search_path=postgres_schema)
     try:
-        assert await upgrade(engine) == "0001"
-        assert await upgrade(engine) == "0001"
+        assert await upgrade(engine) == "0002"
+        assert await upgrade(engine) == "0002"
     finally:
         await engine.dispose()

@@ -83,7 +83,7 @@ def test_serve_refuses_an_unmigrated_audit_store(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 2
-    assert "is not migrated, the guard needs 0001; run `guard db upgrade` first" in done.stderr
+    assert "is not migrated, the guard needs 0002; run `guard db upgrade` first" in done.stderr
     assert "Traceback" not in done.stderr
 
 

@@ -1,0 +1,309 @@
+"""The ``mcp`` backend: the guard in front of an upstream MCP server.
+
+At start it lists the upstream's tools and serves them again under the
+guard's classification (:mod:`guard.backends.policy`). In a transaction:
+
+* a **read** is forwarded at once (the manager retries it as the classifier allows);
+* a **deferred** write is appended to the durable outbox and answered with a
+  provisional receipt; nothing reaches the upstream before an allowed commit;
+* a **passthrough** write is sent at once with its idempotency key, and kept in
+  the outbox as an effect that a rollback compensates where the config says how.
+
+Every write is an effect ``call:<tool>`` (:func:`judges.call_effect`) keyed by
+its idempotency key, so rule packs judge it like a row. Commit seals the
+outbox entries (the decision is durable from then on) and dispatches them in
+order (:mod:`guard.backends.dispatch`); what the upstream could not apply is
+reported, never hidden. Judges cannot read upstream state: the session's
+reader answers no query, so a judge that asks for rows blocks (fail closed).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import uuid
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from datetime import timedelta
+from typing import Any
+
+from guard.backends.base import UpstreamReport
+from guard.backends.dispatch import CERTAIN, Dispatcher, result_outcome, write_meta
+from guard.backends.policy import ToolPolicy, resolve_policies, tool_spec
+from guard.backends.upstream import Upstream
+from guard.clock import Clock
+from guard.errors import BackendError, ToolError
+from guard.execute import CallOutcome
+from guard.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
+from guard.retry import RetryPolicy
+from guard.settings import McpSettings
+from guard.tools import ErrorText, ToolSpec, plain_error_text
+from judges import Effect, Judge, Query, StateSnapshot, call_effect
+
+__all__ = ["McpBackend", "McpSession", "NoState"]
+
+log = logging.getLogger(__name__)
+
+
+class NoState:
+    """The pending state of an ``mcp`` transaction: only its effects; any row query fails."""
+
+    async def fetch(self, queries: Sequence[Query]) -> StateSnapshot:
+        if queries:
+            tables = ", ".join(sorted({q.table for q in queries}))
+            raise KeyError(f"the mcp backend has no tables to read ({tables}); judges see only call effects")
+        return StateSnapshot()
+
+
+def _canonical(arguments: Mapping[str, Any]) -> str:
+    return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
+
+
+class McpSession:
+    """One transaction's writes to the upstream: reads forwarded, writes in the outbox."""
+
+    def __init__(self, backend: McpBackend, transaction_id: str) -> None:
+        self._backend = backend
+        self._id = transaction_id
+        self._seq = 0
+        self._retrying: tuple[str, OutboxEntry] | None = None
+        self.reader = NoState()
+
+    def _entry(
+        self, tool: str, arguments: dict[str, Any], mode: Mode, status: EntryStatus, attempts: int = 0
+    ) -> OutboxEntry:
+        now = self._backend.clock.now()
+        return OutboxEntry(
+            key=str(uuid.uuid4()),
+            transaction_id=self._id,
+            seq=self._seq + 1,
+            tool=tool,
+            arguments=arguments,
+            mode=mode,
+            status=status,
+            instance=self._backend.instance,
+            created_at=now,
+            updated_at=now,
+            attempts=attempts,
+        )
+
+    async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
+        policy = self._backend.policy(spec.name)
+        if policy.mode == "read":
+            result = await self._backend.upstream.call_tool(spec.name, arguments)
+            return result_outcome(result, self._backend.dispatcher.classify)
+        if policy.mode == "defer":
+            return await self._defer(spec.name, dict(arguments))
+        return await self._pass(policy, dict(arguments))
+
+    async def _defer(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        entry = self._entry(tool, arguments, "defer", EntryStatus.HELD)
+        await self._backend.outbox.add(entry)
+        self._seq = entry.seq
+        return CallOutcome(
+            value={
+                "status": "deferred",
+                "tool": tool,
+                "idempotency_key": entry.key,
+                "seq": entry.seq,
+                "message": f"held by the guard: {tool} is sent to the upstream when this transaction "
+                "commits; nothing has changed yet",
+            }
+        )
+
+    async def _pass(self, policy: ToolPolicy, arguments: dict[str, Any]) -> CallOutcome:
+        """Send at once; a repeat of a call whose last attempt may have applied reuses its key."""
+        outbox, now = self._backend.outbox, self._backend.clock.now()
+        signature = f"{policy.name}\n{_canonical(arguments)}"
+        if self._retrying is not None and self._retrying[0] == signature:
+            entry = advance(
+                self._retrying[1], EntryStatus.SENDING, now, attempts=self._retrying[1].attempts + 1
+            )
+            await outbox.save(entry)
+        else:
+            entry = self._entry(policy.name, arguments, "passthrough", EntryStatus.SENDING, attempts=1)
+            await outbox.add(entry)
+            self._seq = entry.seq
+        self._retrying = None
+        dispatcher = self._backend.dispatcher
+        error_class: str | None
+        try:
+            result = await self._backend.upstream.call_tool(policy.name, arguments, meta=write_meta(entry))
+        except Exception as exc:
+            error_class = dispatcher.classify(exc)
+            status = EntryStatus.FAILED if error_class in CERTAIN else EntryStatus.UNKNOWN
+            fate = (
+                "it was not applied"
+                if status is EntryStatus.FAILED
+                else "it may or may not have been applied"
+            )
+            outcome = CallOutcome(
+                error=ToolError(
+                    f"{policy.name}: the upstream call failed ({error_class}: {exc}); {fate}",
+                    error_class=error_class,
+                )
+            )
+        else:
+            outcome = result_outcome(result, dispatcher.classify)
+            error_class = outcome.error_class
+            if outcome.ok:
+                status = EntryStatus.APPLIED
+            else:
+                status = EntryStatus.UNKNOWN if error_class == "timeout" else EntryStatus.FAILED
+        error = None if outcome.error is None else outcome.error.message
+        value = outcome.value if outcome.ok else None
+        entry = advance(
+            entry, status, self._backend.clock.now(), error_class=error_class, error=error, result=value
+        )
+        await outbox.save(entry)
+        if error_class in ("transient", "rate_limited", "timeout") or status is EntryStatus.UNKNOWN:
+            self._retrying = (signature, entry)
+        return outcome
+
+    async def effects(self) -> list[Effect]:
+        return [
+            call_effect(entry.tool, entry.key, entry.arguments)
+            for entry in await self._backend.outbox.entries(self._id)
+            if entry.status in (EntryStatus.HELD, EntryStatus.APPLIED)
+        ]
+
+    async def commit(self) -> UpstreamReport | None:
+        """Seal the outbox entries (the commit is decided and durable), then dispatch them in order."""
+        backend = self._backend
+        if not await backend.outbox.entries(self._id):
+            return None
+        now = backend.clock.now()
+        try:
+            await backend.outbox.seal(self._id, backend.instance, now, now + backend.lease)
+        except Exception:
+            await self.rollback()
+            raise
+        try:
+            return await backend.dispatcher.dispatch(self._id)
+        except Exception as exc:
+            log.exception("dispatch of %s was interrupted; the outbox keeps the rest", self._id)
+            entries = await _quiet_entries(backend.outbox, self._id)
+            return UpstreamReport(
+                self._id,
+                "commit",
+                False,
+                tuple(e.report() for e in entries),
+                f"dispatch was interrupted ({type(exc).__name__}: {exc}); the writes not yet applied stay "
+                "in the outbox and a guard finishes them when its lease runs out",
+            )
+
+    async def rollback(self) -> UpstreamReport | None:
+        return await self._backend.dispatcher.undo(self._id)
+
+
+async def _quiet_entries(outbox: Outbox, transaction_id: str) -> list[OutboxEntry]:
+    try:
+        return await outbox.entries(transaction_id)
+    except Exception:
+        log.exception("cannot read the outbox of %s", transaction_id)
+        return []
+
+
+class McpBackend:
+    """Tools of an upstream MCP server, writes held in an outbox until commit."""
+
+    def __init__(
+        self,
+        upstream: Upstream,
+        outbox: Outbox,
+        settings: McpSettings,
+        clock: Clock,
+        *,
+        instance: str,
+        classify: Callable[[object], str],
+        retryable: Callable[[str, bool, bool], bool],
+        sleep: Callable[[float], Awaitable[None]],
+    ) -> None:
+        self.upstream = upstream
+        self.outbox = outbox
+        self.settings = settings
+        self.clock = clock
+        self.instance = instance
+        self.name = f"mcp:{upstream.name}"[:256]
+        self.error_text: ErrorText = plain_error_text
+        self.lease = timedelta(seconds=settings.dispatch.lease_s)
+        self._policies: dict[str, ToolPolicy] = {}
+        self._specs: dict[str, ToolSpec] = {}
+        dispatch = settings.dispatch
+        self.dispatcher = Dispatcher(
+            upstream,
+            outbox,
+            lambda: self._policies,
+            lambda: self._specs,
+            clock,
+            instance=instance,
+            policy=RetryPolicy(
+                dispatch.max_attempts, dispatch.initial_backoff_s, dispatch.max_backoff_s, dispatch.jitter_s
+            ),
+            lease_s=dispatch.lease_s,
+            classify=classify,
+            retryable=retryable,
+            sleep=sleep,
+        )
+
+    @property
+    def tools(self) -> Sequence[ToolSpec]:
+        return list(self._specs.values())
+
+    @property
+    def policies(self) -> Mapping[str, ToolPolicy]:
+        return self._policies
+
+    def policy(self, tool: str) -> ToolPolicy:
+        found = self._policies.get(tool)
+        if found is None:
+            raise BackendError(f"the upstream lists no tool {tool!r}", tool=tool)
+        return found
+
+    @property
+    def judges(self) -> Sequence[Judge]:
+        return ()
+
+    async def start(self) -> None:
+        await self.upstream.start()
+        try:
+            listed = await self.upstream.list_tools()
+            self._policies = resolve_policies(listed, self.settings)
+            self._specs = {tool.name: tool_spec(tool, self._policies[tool.name]) for tool in listed}
+        except BaseException:
+            await self.upstream.close()
+            raise
+        counts = {mode: sum(p.mode == mode for p in self._policies.values()) for mode in ("read", "defer")}
+        log.info(
+            "mcp backend %s: %d tools (%d reads, %d deferred writes, %d passthrough)",
+            self.name,
+            len(self._specs),
+            counts["read"],
+            counts["defer"],
+            len(self._specs) - counts["read"] - counts["defer"],
+        )
+
+    async def begin(self, transaction_id: str) -> McpSession:
+        return McpSession(self, transaction_id)
+
+    async def recover(self, *, restarted: bool) -> list[UpstreamReport]:
+        """Roll back what this instance left open (when ``restarted``); finish interrupted commits."""
+        reports: list[UpstreamReport] = []
+        if restarted:
+            for ident in await self.outbox.orphans(self.instance):
+                report = await self.dispatcher.undo(ident)
+                if report is not None:
+                    reports.append(report)
+        now = self.clock.now()
+        for ident in await self.outbox.claim(self.instance, now, now + self.lease, own=restarted):
+            log.warning("finishing the interrupted commit of %s", ident)
+            reports.append(await self.dispatcher.dispatch(ident))
+        return reports
+
+    async def ping(self) -> None:
+        await self.upstream.ping()
+
+    async def close(self) -> None:
+        try:
+            await self.upstream.close()
+        finally:
+            await self.outbox.close()

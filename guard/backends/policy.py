@@ -1,0 +1,180 @@
+"""What the guard does with each upstream tool: pure decisions over the tool list and the config.
+
+Classification, in order of precedence: the tool's entry in
+``backend.mcp.tools``; then its MCP annotations (``readOnlyHint`` true is a
+read; false is a write in the default write mode, with ``idempotentHint`` and
+``destructiveHint``); a tool with neither is a non-idempotent, destructive
+write, as MCP's defaults for a missing hint say. A write is safe to repeat
+after an ambiguous failure when it is idempotent or when the upstream honours
+the idempotency key.
+
+A compensating call's arguments come from a template: constants, and the
+references ``$arguments.<path>`` (the original call's arguments) and
+``$result.<path>`` (its structured result); ``$$`` starts a literal ``$``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from guard.backends.upstream import UpstreamTool
+from guard.errors import BackendError, ConfigError
+from guard.schema import JsonSchemaArguments
+from guard.settings import CompensationSettings, McpSettings, McpToolSettings
+from guard.tools import ToolContext, ToolSpec
+
+__all__ = ["ToolMode", "ToolPolicy", "build_arguments", "classify_tool", "resolve_policies", "tool_spec"]
+
+ToolMode = Literal["read", "defer", "passthrough"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPolicy:
+    """How one upstream tool is served, and where that decision came from."""
+
+    name: str
+    mode: ToolMode
+    idempotent: bool
+    destructive: bool
+    source: Literal["config", "annotations", "unknown"]
+    safe_to_repeat: bool
+    compensate: CompensationSettings | None = None
+
+    @property
+    def write(self) -> bool:
+        return self.mode != "read"
+
+
+def classify_tool(
+    tool: UpstreamTool, override: McpToolSettings | None, *, write_mode: ToolMode, honours_keys: bool
+) -> ToolPolicy:
+    """The policy of one tool: config first, then annotations, else a non-idempotent write."""
+    override = override or McpToolSettings()
+    mode: ToolMode
+    source: Literal["config", "annotations", "unknown"]
+    if override.mode is not None:
+        mode, source = override.mode, "config"
+    elif tool.read_only is True:
+        mode, source = "read", "annotations"
+    elif tool.read_only is False:
+        mode, source = write_mode, "annotations"
+    else:
+        mode, source = write_mode, "unknown"
+    if override.idempotent is not None:
+        idempotent = override.idempotent
+    elif mode == "read":
+        idempotent = True
+    else:
+        idempotent = tool.idempotent is True and tool.read_only is False
+    destructive = mode != "read" and tool.destructive is not False
+    return ToolPolicy(
+        name=tool.name,
+        mode=mode,
+        idempotent=idempotent,
+        destructive=destructive,
+        source=source,
+        safe_to_repeat=idempotent or honours_keys,
+        compensate=override.compensate,
+    )
+
+
+def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> dict[str, ToolPolicy]:
+    """Every listed tool's policy; :class:`ConfigError` when the overrides do not fit the tool list."""
+    names = {tool.name for tool in tools}
+    unknown = sorted(set(settings.tools) - names)
+    if unknown:
+        raise ConfigError(f"backend.mcp.tools names tools the upstream does not list: {', '.join(unknown)}")
+    policies = {
+        tool.name: classify_tool(
+            tool,
+            settings.tools.get(tool.name),
+            write_mode=settings.write_mode,
+            honours_keys=settings.honours_idempotency_key,
+        )
+        for tool in tools
+    }
+    for policy in policies.values():
+        if policy.compensate is None:
+            continue
+        if policy.mode != "passthrough":
+            raise ConfigError(
+                f"backend.mcp.tools.{policy.name}.compensate: the tool is a {policy.mode} tool; "
+                "compensation applies to passthrough writes"
+            )
+        if policy.compensate.tool not in names:
+            raise ConfigError(
+                f"backend.mcp.tools.{policy.name}.compensate: the upstream lists no tool "
+                f"{policy.compensate.tool!r}"
+            )
+    return policies
+
+
+async def _forwarded(ctx: ToolContext, arguments: Any) -> Any:
+    raise BackendError(f"{ctx.tool} is served by the upstream MCP server; the mcp backend forwards it")
+
+
+def _note(policy: ToolPolicy) -> str:
+    if policy.mode == "defer":
+        return (
+            "(Guard: held until the transaction commits. Calling it changes nothing yet; the result is a "
+            "provisional receipt with status 'deferred', not the upstream's answer.)"
+        )
+    if policy.mode == "passthrough":
+        undo = (
+            f"if the transaction is rolled back, the guard calls {policy.compensate.tool} to undo it"
+            if policy.compensate is not None
+            else "it is not undone if the transaction is rolled back"
+        )
+        return f"(Guard: sent to the upstream at once; {undo}.)"
+    return ""
+
+
+def tool_spec(tool: UpstreamTool, policy: ToolPolicy) -> ToolSpec:
+    """The tool as the guard lists it: the upstream's schema, annotations from the policy.
+
+    A deferred write loses its output schema: its provisional result cannot honour it.
+    """
+    note = _note(policy)
+    description = f"{tool.description}\n\n{note}".strip() if note else tool.description
+    return ToolSpec(
+        name=tool.name,
+        description=description,
+        fn=_forwarded,
+        input_model=None,
+        input_schema=tool.input_schema,
+        output_schema=None if policy.mode == "defer" else tool.output_schema,
+        write=policy.write,
+        idempotent=policy.idempotent,
+        destructive=policy.destructive,
+        title=tool.title,
+        check=JsonSchemaArguments(tool.input_schema, tool=tool.name),
+        reversible=policy.mode != "passthrough",
+    )
+
+
+def _lookup(root: Any, path: list[str], reference: str) -> Any:
+    value = root
+    for part in path:
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            raise LookupError(f"{reference} is not in the original call")
+    return value
+
+
+def build_arguments(template: Any, arguments: Mapping[str, Any], result: Any) -> Any:
+    """The template with its references filled in; ``LookupError`` naming a reference that is missing."""
+    if isinstance(template, str) and template.startswith("$"):
+        if template.startswith("$$"):
+            return template[1:]
+        root, *path = template[1:].split(".")
+        return _lookup(arguments if root == "arguments" else result, path, template)
+    if isinstance(template, Mapping):
+        return {key: build_arguments(value, arguments, result) for key, value in template.items()}
+    if isinstance(template, list):
+        return [build_arguments(value, arguments, result) for value in template]
+    return template

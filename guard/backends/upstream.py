@@ -1,0 +1,66 @@
+"""The upstream seam: an MCP server the ``mcp`` backend lists and calls, as plain data.
+
+:class:`Upstream` is what the backend needs of a connection: the tool list and
+``tools/call`` with ``_meta``. The implementation over the official SDK's
+client is :class:`guard.edge.upstream.ClientUpstream`; given an in-process
+``Server`` it is also the in-memory one (the SDK connects the two without a
+transport). Failures come back as exceptions for the classifier
+(:func:`judges.classify`), or as results with ``is_error`` set when the
+upstream's tool refused the call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+__all__ = ["Upstream", "UpstreamResult", "UpstreamTool"]
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamTool:
+    """A tool as the upstream lists it; a hint is ``None`` when the upstream did not give it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    output_schema: dict[str, Any] | None = None
+    title: str | None = None
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UpstreamResult:
+    """A ``tools/call`` result: its text (every content block, in order), structured content, error flag."""
+
+    text: str
+    structured: dict[str, Any] | None = None
+    is_error: bool = False
+
+    @property
+    def value(self) -> Any:
+        """What the result means as JSON data: the structured content, else the text."""
+        return self.structured if self.structured is not None else self.text
+
+
+class Upstream(Protocol):
+    """A connection to one upstream MCP server, shared by every transaction."""
+
+    name: str
+
+    async def start(self) -> None:
+        """Connect; :class:`guard.errors.BackendError` when the upstream cannot be reached."""
+        ...
+
+    async def list_tools(self) -> list[UpstreamTool]: ...
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> UpstreamResult: ...
+
+    async def ping(self) -> None: ...
+
+    async def close(self) -> None: ...
