@@ -173,13 +173,13 @@ WRONG: dict[str, Wrong] = {
         "ST006_016",
         change_item(CREATE, priority="normal"),
         "ticket-priority",
-        ("ticket 6", "priority 'normal'", "plus_member", "allowed: urgent, high"),
+        ("ticket 6", "priority 'normal'", "plus_member", "allowed: high"),
     ),
     "Plus member cancelling membership at low priority": Wrong(
         "ST031_001",
         change_item(UPDATE, -1, priority="low"),
         "ticket-priority",
-        ("ticket 6", "priority 'low'", "plus_member", "allowed: urgent, high"),
+        ("ticket 6", "priority 'low'", "plus_member", "allowed: high"),
     ),
     "wrong item received at normal priority": Wrong(
         "ST006_003",
@@ -214,8 +214,50 @@ WRONG: dict[str, Wrong] = {
     "return processed without a ticket": Wrong(
         "ST006_001",
         chain(drop(UPDATE), drop(CREATE)),
+        "ticket-documents-conversation",
+        ("no ticket was created or updated", "rma_records", "zendesk_create_item"),
+    ),
+    "return documented on another requester's ticket": Wrong(
+        "ST006_001",
+        change_item(CREATE, requester_id="1"),
         "ticket-documents-work",
-        ("CUS-20010", "RMA-20000004", "no ticket"),
+        ("CUS-20010", "RMA-20000004", "no ticket requested by"),
+    ),
+    "conversation ended without touching its ticket": Wrong(
+        "ST018_002",
+        drop(UPDATE),
+        "ticket-documents-conversation",
+        ("no ticket was created or updated and nothing changed",),
+    ),
+    "Plus member's warranty claim at urgent priority": Wrong(
+        "ST014_005",
+        change_item(UPDATE, -1, priority="urgent"),
+        "ticket-priority",
+        ("ticket 87", "priority 'urgent'", "plus_member", "allowed: high"),
+    ),
+    "ticket reports an RMA never created": Wrong(
+        "ST006_017",
+        drop("create_rma"),
+        "ticket-claims-match-records",
+        ("ticket 15", "reports an RMA", "RMA RMA-20000004 has been created", "create_rma"),
+    ),
+    "ticket reports a warranty claim never filed": Wrong(
+        "ST009_005",
+        drop("file_warranty_claim"),
+        "ticket-claims-match-records",
+        ("ticket 20001", "reports a warranty claim", "file_warranty_claim"),
+    ),
+    "ticket reports a replacement never created": Wrong(
+        "ST004_005",
+        drop("create_replacement_order"),
+        "ticket-claims-match-records",
+        ("ticket 15", "reports a replacement order", "create_replacement_order"),
+    ),
+    "ticket reports a membership upgrade never made": Wrong(
+        "ST030_002",
+        drop("update_membership_status"),
+        "ticket-claims-match-records",
+        ("ticket 101", "reports a membership change", "update_membership_status"),
     ),
     # --- orders -------------------------------------------------------------------------------
     "shipped order cancelled": Wrong(
@@ -398,6 +440,18 @@ WRONG: dict[str, Wrong] = {
         "installation-reschedule-future",
         ("JOB-10000025", "2025-09-20T10:00:00Z", "allowed: a date after"),
     ),
+    "reship fee charged twice": Wrong(
+        "ST005_005",
+        lambda calls: [*calls[:-1], next(c for c in calls if c[0] == "charge_customer"), calls[-1]],
+        "write-not-repeated",
+        ("TXN-20000005 repeats TXN-20000004", "reship_fee"),
+    ),
+    "replacement order of zero units": Wrong(
+        "ST004_005",
+        change("create_replacement_order", quantity=0),
+        "replacement-line-quantity",
+        ("LIN-20000001", "quantity 0", "allowed: 1 or more"),
+    ),
     # --- returns ------------------------------------------------------------------------------
     "RMA refund ignores the return shipping": Wrong(
         "ST006_001",
@@ -434,6 +488,17 @@ WRONG: dict[str, Wrong] = {
         change("create_rma", is_defective=False),
         "rma-defect-flag",
         ("RMA-20000004", "return_reason 'defective'", "is_defective false", "allowed: is_defective true"),
+    ),
+    "wrong item returned as defective": Wrong(
+        "ST006_025",
+        change("create_rma", is_defective=True),
+        "rma-defect-flag",
+        (
+            "RMA-20000004",
+            "return_reason 'wrong_item_received'",
+            "is_defective true",
+            "allowed: is_defective false",
+        ),
     ),
     "RMA for a line item of another order": Wrong(
         "ST006_001",

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains.retail.judges import TicketOutcomeJudge, WorkflowJudge
+from benchmark.domains.retail.judges import TicketClaimsJudge, TicketOutcomeJudge, WorkflowJudge
+from benchmark.domains.retail.judges.claims import reported
 from judges import CallRecord, CommitContext, Effect, EffectKind, Judge, MemoryState, Severity, diff_fields
 
 NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
@@ -117,8 +118,18 @@ def test_a_ticket_created_in_another_status_than_open_is_a_warning() -> None:
         CallRecord("zendesk_create_item", {"table": "tickets", "item": {"status": "solved"}}, True, True),
         CallRecord("zendesk_create_item", {"table": "tickets", "item": {"status": "open"}}, True, True),
     ]
-    assert judge_commit(TicketOutcomeJudge(), [], USERS, calls) == [
+    assert judge_commit(TicketOutcomeJudge(), [ticket("6", "solved", "low")], USERS, calls) == [
         ("ticket-created-open", Severity.WARN, "a ticket was created with status 'solved'")
+    ]
+
+
+def test_a_conversation_with_no_ticket_is_blocked_even_with_nothing_changed() -> None:
+    assert judge_commit(TicketOutcomeJudge(), [], USERS) == [
+        (
+            "ticket-documents-conversation",
+            Severity.BLOCK,
+            "no ticket was created or updated and nothing changed",
+        )
     ]
 
 
@@ -178,3 +189,35 @@ def test_corrective_service_only_within_the_workmanship_warranty(ends: str, rule
     )
     found = judge_commit(WorkflowJudge(lambda: NOW), [effect], {"customer_profiles": [profile("standard")]})
     assert [rule for rule, *_ in found] == ["workmanship-warranty-window" for _ in rules]
+
+
+@pytest.mark.parametrize(
+    ("text", "claims"),
+    [
+        ("RMA created for return of the soundbar. Refund after receipt.", ["an RMA"]),
+        ("Return (RMA) initiated; label emailed", ["an RMA"]),
+        ("Customer asked about returns; no RMA created yet", []),
+        ("Order cannot be cancelled, but return (RMA) initiated", []),
+        ("Customer says the order was cancelled by the system", []),
+        ("Refund will be processed once the order is cancelled", []),
+        ("Warranty claim WCL-20000001 has been filed for the shutter", ["a warranty claim"]),
+        ("Courtesy replacement to be issued per VIP policy", []),
+        ("Replacement order has been issued and will ship tomorrow", ["a replacement order"]),
+        ("Order ORD-1 and its installation JOB-1 successfully cancelled", ["an installation cancellation"]),
+        ("Both order and installation have been canceled", ["an installation cancellation"]),
+        ("Installation rescheduled to 2025-10-12 (weather)", ["an installation reschedule"]),
+        ("Membership upgrade processed and the fee will be charged", ["a membership change"]),
+    ],
+)
+def test_what_a_ticket_reports_as_done(text: str, claims: list[str]) -> None:
+    assert [claim.what for claim, _ in reported(text)] == claims
+
+
+def test_a_reported_action_needs_its_record_in_the_transaction() -> None:
+    written = insert("zendesk_tickets", "6", id="6", subject="Return", description="RMA created for the TV.")
+    assert [rule for rule, *_ in judge_commit(TicketClaimsJudge(), [written], {})] == [
+        "ticket-claims-match-records"
+    ]
+    assert judge_commit(TicketClaimsJudge(), [written, rma("RMA-1")], {}) == []
+    untouched = update("zendesk_tickets", "6", {"id": "6", "description": "RMA created."}, status="hold")
+    assert judge_commit(TicketClaimsJudge(), [untouched], {}) == []

@@ -16,7 +16,7 @@ import pytest
 from tests.benchmark.retail_rules.cases import MISSED, WRONG, Wrong
 from tests.benchmark.retail_rules.conftest import Guarded
 
-_RETAIL_JUDGES = {"retail", "retail_tickets", "retail_workflow"}
+_RETAIL_JUDGES = {"retail", "retail_tickets", "retail_ticket_claims", "retail_workflow"}
 _IMPERATIVE = re.compile(r"^(please|set|change|update|create|use|make|do|don't|you must|you should)\b", re.I)
 
 
@@ -48,7 +48,7 @@ async def test_findings_are_status_text_with_what_is_allowed(case: str, guarded:
             continue
         assert not _IMPERATIVE.match(finding["message"]), finding["message"]
         assert (finding.get("hint") or "").startswith("allowed:"), finding
-        assert finding["evidence"]["key"], finding
+        assert finding["evidence"]["table"], finding
 
 
 @pytest.mark.parametrize("case", list(MISSED))

@@ -3,7 +3,8 @@
 :func:`retail_judges` builds the chain the retail domain hands the gate: the
 CEL rule pack ``rules.yaml`` (one changed record and the rows it looks up),
 then the Python judges for what spans records — :class:`TicketOutcomeJudge`
-(a ticket's status and priority follow the work it documents) and
+(a ticket's status and priority follow the work it documents),
+:class:`TicketClaimsJudge` (what a ticket reports was done, was done) and
 :class:`WorkflowJudge` (exchanges, replacements, cancellations, reships,
 reschedules). They see only what a production deployment has: the commit's
 effects, its calls and rows of the pending state; never golden data.
@@ -15,11 +16,19 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from benchmark.domains.retail.judges.claims import TicketClaimsJudge
 from benchmark.domains.retail.judges.tickets import TicketOutcomeJudge
 from benchmark.domains.retail.judges.workflow import WorkflowJudge
 from judges import Judge, RulePack, load_rule_pack
 
-__all__ = ["RULES_PATH", "TicketOutcomeJudge", "WorkflowJudge", "retail_judges", "retail_rule_pack"]
+__all__ = [
+    "RULES_PATH",
+    "TicketClaimsJudge",
+    "TicketOutcomeJudge",
+    "WorkflowJudge",
+    "retail_judges",
+    "retail_rule_pack",
+]
 
 RULES_PATH = Path(__file__).resolve().parent.parent / "rules.yaml"
 
@@ -31,4 +40,4 @@ def retail_rule_pack() -> RulePack:
 
 def retail_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
     """The retail judges in chain order; ``now`` is the business clock the time windows use."""
-    return (retail_rule_pack(), TicketOutcomeJudge(), WorkflowJudge(now))
+    return (retail_rule_pack(), TicketOutcomeJudge(), TicketClaimsJudge(), WorkflowJudge(now))

@@ -4,8 +4,10 @@ The policy ("Status Assignment Rules", "Priority Assignment") ties a ticket's
 status and priority to what was done for the customer. Per customer whose
 records this transaction changed (see :mod:`.changes`):
 
-* ``ticket-documents-work`` — some touched ticket was requested by the
-  customer ("You MUST document all customer interactions through tickets");
+* ``ticket-documents-conversation``, ``ticket-documents-work`` — the
+  transaction touches a ticket, and one requested by each customer whose
+  records changed ("You MUST document all customer interactions through
+  tickets"); a commit is the resolution of a conversation;
 * ``ticket-hold-for-pending-work`` — an RMA just created (not an exchange), a
   warranty claim filed or a corrective installation scheduled leaves the
   customer waiting: a ticket of theirs is on ``hold``;
@@ -13,8 +15,9 @@ records this transaction changed (see :mod:`.changes`):
   order cancellation and nothing else is ``solved``;
 * ``ticket-priority`` — VIP customers are ``urgent``, Plus members ``high`` or
   ``urgent``; a wrong or transit-damaged item and a missing package are
-  ``urgent``, installation workmanship ``high`` (or urgent); other work for a
-  standard customer is ``normal`` (a defective item may be urgent).
+  ``urgent``, installation workmanship ``high`` (or urgent); other work is
+  the tier's own priority, ``high`` for Plus members and ``normal`` for
+  standard customers (a defective item may be urgent).
 
 Outcome and issue rules apply when the customer has one touched ticket (with
 several, each request has its own ticket and outcome); the tier rule applies
@@ -35,6 +38,7 @@ __all__ = ["TicketOutcomeJudge"]
 
 _PRIORITIES = ("urgent", "high", "normal", "low")
 _BY_TIER = {"vip": {"urgent"}, "plus_member": {"high", "urgent"}, "standard": set(_PRIORITIES)}
+_DEFAULT = {"vip": "urgent", "plus_member": "high", "standard": "normal"}
 _ELEVATING_RETURNS = ("wrong_item_received", "damaged_in_transit")
 
 
@@ -115,12 +119,15 @@ class TicketOutcomeJudge:
     def __call__(self, context: CommitContext) -> Verdict:
         changes = Changes(context.effects)
         findings: list[Finding] = []
+        if not changes.tickets():
+            findings.append(self._no_ticket(changes))
         for link in customer_links(changes, context.state):
             if link.profile is None:
                 continue
             work = _work(changes, link.customer_id)
             if not link.tickets:
-                findings.append(self._undocumented(link, work))
+                if changes.tickets():
+                    findings.append(self._undocumented(link, work))
                 continue
             findings.extend(self._status(link, work))
             findings.extend(self._priority(link, work))
@@ -129,6 +136,18 @@ class TicketOutcomeJudge:
 
     def _finding(self, rule: str, message: str, hint: str, evidence: dict[str, Any]) -> Finding:
         return Finding(self.name, Severity.BLOCK, message, hint=hint, rule=rule, evidence=evidence)
+
+    def _no_ticket(self, changes: Changes) -> Finding:
+        changed = sorted({effect.table for effect in changes.effects})
+        message = "no ticket was created or updated" + (
+            f" while {', '.join(changed)} changed" if changed else " and nothing changed"
+        )
+        hint = (
+            "allowed: every conversation documented on a ticket, new (zendesk_create_item) or reused "
+            "(zendesk_update_item), with status pending, hold or solved"
+        )
+        evidence = {"table": "zendesk_tickets", "changed": changed}
+        return self._finding("ticket-documents-conversation", message, hint, evidence)
 
     def _undocumented(self, link: CustomerLink, work: _Work) -> Finding:
         records = ", ".join(work.records) or "records"
@@ -200,8 +219,8 @@ class TicketOutcomeJudge:
                     allowed &= {"high", "urgent"}
                     records = work.workmanship
                     why = f"installation workmanship ({', '.join(records)}), {why}"
-                elif tier == "standard":
-                    allowed &= {"normal", "urgent"} if work.defective else {"normal"}
+                elif tier in _DEFAULT:
+                    allowed &= {_DEFAULT[tier], "urgent"} if work.defective else {_DEFAULT[tier]}
             priority = ticket.row.get("priority")
             if priority in allowed or not allowed:
                 continue

@@ -20,6 +20,8 @@ Rule ids and the policy section they come from:
   cancelling only the installation refunds its cost and charges shipping;
   an RMA refunds by itself;
 * ``refunds-within-payments`` — refunds of an order never exceed what was paid;
+* ``write-not-repeated`` — one transaction does not make the same refund,
+  charge, warranty claim or replacement twice (a double submit);
 * ``order-modification-window`` (8.2) — address and speed changes only for
   processing orders placed within 2 hours (a reship corrects the address);
 * ``reship-fee`` (3.3) — a reship to a corrected address is charged, a reship
@@ -97,6 +99,7 @@ class WorkflowJudge:
         findings += self._modifications(changes)
         findings += self._reships(changes)
         findings += self._reschedules(changes, state)
+        findings += self._duplicates(changes)
         return Verdict.of(findings)
 
     def _finding(self, rule: str, effect: Effect, message: str, hint: str, *records: Any) -> Finding:
@@ -385,6 +388,36 @@ class WorkflowJudge:
                     order_id,
                 )
             )
+        return findings
+
+    def _duplicates(self, changes: Changes) -> list[Finding]:
+        findings: list[Finding] = []
+        skus = {
+            line.row.get("order_id"): line.row.get("sku") for line in changes.inserted("order_line_items")
+        }
+        keyed = (
+            ("refunds", lambda r: (r.get("order_id"), r.get("refund_reason"), r.get("amount"))),
+            ("payment_transactions", lambda r: (r.get("order_id"), r.get("charge_reason"), r.get("amount"))),
+            ("warranty_claims", lambda r: (r.get("contract_id"), r.get("issue_description"))),
+            ("orders", lambda r: (r.get("customer_id"), skus.get(r.get("id")))),
+        )
+        for table, key in keyed:
+            seen: dict[Any, Effect] = {}
+            for effect in changes.inserted(table):
+                first = seen.setdefault(key(effect.row), effect)
+                if first is effect:
+                    continue
+                findings.append(
+                    self._finding(
+                        "write-not-repeated",
+                        effect,
+                        f"{effect.key_text} repeats {first.key_text} in {table} ("
+                        + ", ".join(str(part) for part in key(effect.row))
+                        + ")",
+                        f"allowed: one {table} record for this; {first.key_text} already has it",
+                        first.key_text,
+                    )
+                )
         return findings
 
     def _reschedules(self, changes: Changes, state: StateSnapshot) -> list[Finding]:
