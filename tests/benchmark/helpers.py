@@ -3,34 +3,23 @@
 :func:`ok` and :func:`refused` call a tool that must succeed or fail;
 :func:`assert_invalid` and :func:`assert_refused` check a failure against the
 reference's message and that the world did not change; :func:`error_reply`
-is what the agent reads of a failure. Case tables of ``(tool, arguments,
-message)`` become test parameters named by their tool with :func:`by_tool`.
+is what the agent reads of a failure.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
-import pytest
-
-from benchmark.domains import Domain
 from benchmark.world import World
 
 __all__ = [
-    "Case",
-    "assert_every_tool_has_a_case",
     "assert_invalid",
     "assert_refused",
-    "by_tool",
     "error_reply",
     "ok",
     "refused",
     "rows",
 ]
-
-Case = tuple[str, dict[str, Any], str]
-"""A tool, its arguments and (part of) the message the reference answers with."""
 
 
 async def ok(world: World, tool: str, arguments: dict[str, Any]) -> Any:
@@ -48,11 +37,6 @@ async def refused(world: World, tool: str, arguments: dict[str, Any]) -> str:
 async def rows(world: World, table: str) -> list[dict[str, Any]]:
     state = await world.state()
     return state[world.domain.table(table).benchmark_name]
-
-
-def by_tool(cases: Sequence[Case]) -> list[Any]:
-    """The cases as pytest parameters, each named by its tool."""
-    return [pytest.param(*case, id=case[0]) for case in cases]
 
 
 async def assert_invalid(world: World, tool: str, arguments: dict[str, Any], message: str) -> None:
@@ -75,9 +59,3 @@ async def error_reply(world: World, tool: str, arguments: dict[str, Any]) -> tup
     """What the agent reads when the call fails (the domain's error text), and the error's class."""
     outcome = await world.call(tool, arguments)
     return outcome.text(tool, world.domain.registry.error_text), outcome.error_class
-
-
-def assert_every_tool_has_a_case(domain: Domain, cases: Sequence[Case]) -> None:
-    """The cases name exactly the domain's own tools (the shared Zendesk tools are tested apart)."""
-    covered = {tool for tool, _, _ in cases}
-    assert covered == {name for name in domain.registry.names if not name.startswith("zendesk_")}

@@ -6,24 +6,12 @@ the reference's, verbatim.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
-from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.conftest import OpenWorld
-from tests.benchmark.helpers import (
-    Case,
-    assert_every_tool_has_a_case,
-    assert_invalid,
-    assert_refused,
-    by_tool,
-    error_reply,
-    ok,
-    refused,
-    rows,
-)
+from tests.benchmark.conftest import RETAIL, OpenWorld
+from tests.benchmark.helpers import error_reply, ok, refused, rows
+from tests.benchmark.tool_cases import Case, tool_case_tests
 
 ADDRESS = {
     "shipping_address_line1": "1 Main St",
@@ -133,15 +121,6 @@ VALIDATION_CASES: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
-async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    await assert_invalid(seeded, tool, arguments, message)
-
-
-def test_every_tool_has_a_validation_case(retail: Domain) -> None:
-    assert_every_tool_has_a_case(retail, VALIDATION_CASES)
-
-
 REFUSALS: list[Case] = [
     ("get_order", {"order_id": "ORD-404"}, "Order not found: ORD-404"),
     (
@@ -248,11 +227,9 @@ REFUSALS: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
-async def test_business_rule_refusals(
-    seeded: World, tool: str, arguments: dict[str, Any], message: str
-) -> None:
-    await assert_refused(seeded, tool, arguments, message)
+test_validation_errors, test_every_tool_has_a_validation_case, test_business_rule_refusals = tool_case_tests(
+    RETAIL, VALIDATION_CASES, REFUSALS
+)
 
 
 async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:

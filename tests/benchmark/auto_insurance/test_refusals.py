@@ -5,21 +5,10 @@ Worlds hold only the domain's seed rows; a refused call changes nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import (
-    Case,
-    assert_every_tool_has_a_case,
-    assert_invalid,
-    assert_refused,
-    by_tool,
-    error_reply,
-    ok,
-)
+from tests.benchmark.auto_insurance.conftest import AUTO
+from tests.benchmark.helpers import error_reply, ok
+from tests.benchmark.tool_cases import Case, tool_case_tests
 
 POLICY = "POL-0012345678"
 FNOL = {
@@ -121,15 +110,6 @@ VALIDATION_CASES: list[Case] = [
     ("lookup_validate_vin", {"vin": None}, "vin: Input should be a valid string"),
     ("knowledge_base_search_policy", {"query": "x", "top": 3}, "top: Extra inputs are not permitted"),
 ]
-
-
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
-async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    await assert_invalid(seeded, tool, arguments, message)
-
-
-def test_every_insurance_tool_has_a_validation_case(auto: Domain) -> None:
-    assert_every_tool_has_a_case(auto, VALIDATION_CASES)
 
 
 async def test_unknown_arguments_are_ignored_as_by_the_reference(seeded: World) -> None:
@@ -241,11 +221,9 @@ REFUSALS: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
-async def test_business_rule_refusals(
-    seeded: World, tool: str, arguments: dict[str, Any], message: str
-) -> None:
-    await assert_refused(seeded, tool, arguments, message)
+test_validation_errors, test_every_tool_has_a_validation_case, test_business_rule_refusals = tool_case_tests(
+    AUTO, VALIDATION_CASES, REFUSALS
+)
 
 
 async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:

@@ -5,20 +5,10 @@ Worlds here hold only the domain's seed rows; a refused call changes nothing.
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
-
-from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import (
-    Case,
-    assert_every_tool_has_a_case,
-    assert_invalid,
-    assert_refused,
-    by_tool,
-    error_reply,
-)
+from tests.benchmark.booking.conftest import BOOKING
+from tests.benchmark.helpers import error_reply
+from tests.benchmark.tool_cases import Case, tool_case_tests
 
 STAY = {
     "check_in_date": "2025-12-15T15:00:00Z",
@@ -141,15 +131,6 @@ VALIDATION_CASES: list[Case] = [
     ("lookup_validate_booking_reference", {}, "booking_reference: Field required"),
     ("knowledge_base_search_policy", {"query": "refunds", "max_results": "all"}, "max_results"),
 ]
-
-
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
-async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    await assert_invalid(seeded, tool, arguments, message)
-
-
-def test_every_tool_has_a_validation_case(booking: Domain) -> None:
-    assert_every_tool_has_a_case(booking, VALIDATION_CASES)
 
 
 REFUSALS: list[Case] = [
@@ -312,11 +293,9 @@ REFUSALS: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
-async def test_business_rule_refusals(
-    seeded: World, tool: str, arguments: dict[str, Any], message: str
-) -> None:
-    await assert_refused(seeded, tool, arguments, message)
+test_validation_errors, test_every_tool_has_a_validation_case, test_business_rule_refusals = tool_case_tests(
+    BOOKING, VALIDATION_CASES, REFUSALS
+)
 
 
 async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:

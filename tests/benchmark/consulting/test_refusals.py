@@ -8,18 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import (
-    Case,
-    assert_every_tool_has_a_case,
-    assert_invalid,
-    assert_refused,
-    by_tool,
-    error_reply,
-)
+from tests.benchmark.consulting.conftest import CONSULTING
+from tests.benchmark.helpers import error_reply
+from tests.benchmark.tool_cases import Case, tool_case_tests
 
 E = "marcus.bennett@msg.com"
 
@@ -96,15 +88,6 @@ VALIDATION_CASES: list[Case] = [
     ),
     ("knowledge_base_search_policy", {"query": "vpn", "max_results": "all"}, "max_results"),
 ]
-
-
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
-async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    await assert_invalid(seeded, tool, arguments, message)
-
-
-def test_every_tool_has_a_validation_case(consulting: Domain) -> None:
-    assert_every_tool_has_a_case(consulting, VALIDATION_CASES)
 
 
 def _missing(tool: str, arguments: dict[str, Any], name: str) -> Case:
@@ -288,11 +271,9 @@ REFUSALS: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
-async def test_business_rule_refusals(
-    seeded: World, tool: str, arguments: dict[str, Any], message: str
-) -> None:
-    await assert_refused(seeded, tool, arguments, message)
+test_validation_errors, test_every_tool_has_a_validation_case, test_business_rule_refusals = tool_case_tests(
+    CONSULTING, VALIDATION_CASES, REFUSALS
+)
 
 
 async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:

@@ -9,17 +9,10 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import (
-    Case,
-    assert_every_tool_has_a_case,
-    assert_invalid,
-    assert_refused,
-    by_tool,
-    error_reply,
-    ok,
-)
+from tests.benchmark.helpers import error_reply, ok
+from tests.benchmark.neobank.conftest import NEOBANK
+from tests.benchmark.tool_cases import Case, tool_case_tests
 
 MARCUS = "marcus.thompson@vdb.com"
 EMMA = "emma.wilson@vdb.com"
@@ -125,15 +118,6 @@ VALIDATION_CASES: list[Case] = [
     ),
     ("knowledge_base_search_policy", {"query": "laptop", "max_results": "all"}, "max_results"),
 ]
-
-
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(VALIDATION_CASES))
-async def test_validation_errors(seeded: World, tool: str, arguments: dict[str, Any], message: str) -> None:
-    await assert_invalid(seeded, tool, arguments, message)
-
-
-def test_every_tool_has_a_validation_case(neobank: Domain) -> None:
-    assert_every_tool_has_a_case(neobank, VALIDATION_CASES)
 
 
 REFUSALS: list[Case] = [
@@ -297,11 +281,9 @@ REFUSALS: list[Case] = [
 ]
 
 
-@pytest.mark.parametrize(("tool", "arguments", "message"), by_tool(REFUSALS))
-async def test_business_rule_refusals(
-    seeded: World, tool: str, arguments: dict[str, Any], message: str
-) -> None:
-    await assert_refused(seeded, tool, arguments, message)
+test_validation_errors, test_every_tool_has_a_validation_case, test_business_rule_refusals = tool_case_tests(
+    NEOBANK, VALIDATION_CASES, REFUSALS
+)
 
 
 async def test_errors_reach_the_agent_in_the_reference_envelope(seeded: World) -> None:
