@@ -359,7 +359,12 @@ WRONG: dict[str, Wrong] = {
             change_item(UPDATE, -1, approver_id="sarah.martinez@msg.com"),
         ),
         "approval-not-self",
-        ("approval APR-2-000000", "sarah.martinez@msg.com", "own request"),
+        (
+            "approval APR-2-000000",
+            "sarah.martinez@msg.com",
+            "approver_email 'sarah.martinez@msg.com'",
+            "requester's own",
+        ),
     ),
     "expense approval routed to the partner": Wrong(
         "exp_012",
@@ -395,7 +400,7 @@ WRONG: dict[str, Wrong] = {
             before=UPDATE,
         ),
         "approval-duplicate",
-        ("approval APR-2-000001", "michael.thompson@msg.com", "already exists", "APR-2-000000 pending"),
+        ("approval APR-2-000001", "michael.thompson@msg.com", "already has", "APR-2-000000 pending"),
     ),
     "client access approval before the clearance": Wrong(
         "csa_009",
@@ -479,13 +484,13 @@ WRONG: dict[str, Wrong] = {
         "swa_004",
         change(LICENSES, action="allocate", pool_type="standard"),
         "license-pool-type",
-        ("license LIC-2-000000", "CAT-2847391", "standard pool", "catalog: enterprise"),
+        ("license LIC-2-000000", "CAT-2847391", "pool_type 'standard'", "catalog: enterprise"),
     ),
     "specialized software without engagement code": Wrong(
         "swa_004",
         change(LICENSES, action="allocate", engagement_code=None),
         "license-engagement-code",
-        ("license LIC-2-000000", "Miro", "engagement code 'null'"),
+        ("license LIC-2-000000", "Miro", "engagement_code 'null'"),
     ),
     "application access without a license": Wrong(
         "swa_004",
@@ -501,7 +506,7 @@ WRONG: dict[str, Wrong] = {
             before=UPDATE,
         ),
         "okta-duplicate",
-        ("application access AAL-2-000004", "Zoom", "already has"),
+        ("application access AAL-2-000004", "app_name 'Zoom'", "already provisioned"),
     ),
     "license without its ticket's catalog id": Wrong(
         "swa_004",
@@ -550,7 +555,7 @@ WRONG: dict[str, Wrong] = {
         "hwa_001",
         change(ASSETS, action="retire_device", asset_id="MSG95847262"),
         "device-retired-in-use",
-        ("device MSG95847262", "retired while 'available'"),
+        ("device MSG95847262", "inventory_status 'retired'", "'available'"),
     ),
     # --- expenses -------------------------------------------------------------------------------------
     "override before the approval is granted": Wrong(
@@ -569,7 +574,7 @@ WRONG: dict[str, Wrong] = {
             "expense report EXP-2847293",
             "justified_exception",
             "michael.thompson@msg.com",
-            "APR-2-000000 pending",
+            "APR-2-000000 michael.thompson@msg.com pending",
         ),
     ),
     "override reason system_error for a missing receipt": Wrong(
@@ -601,7 +606,12 @@ WRONG: dict[str, Wrong] = {
         "trn_008",
         add(DEGREED, _enroll("sarah.martinez@msg.com", "CRS-4829571"), before=UPDATE),
         "enrollment-conference-overlap",
-        ("enrollment ENR-2-000000", "conference CRS-4829571", "ENG-6927038", "allowed: no enrollment"),
+        (
+            "enrollment ENR-2-000000",
+            "course_id CRS-4829571 is a conference",
+            "ENG-6927038",
+            "allowed: no enrollment",
+        ),
     ),
     "enrolled in a full session": Wrong(
         "trn_011",
@@ -643,7 +653,7 @@ WRONG: dict[str, Wrong] = {
             {"action": "initiate", "clearance_level": "standard", "email": "sarah.martinez@msg.com"},
         ),
         "clearance-not-restarted",
-        ("clearance sarah.martinez@msg.com", "initiated while 'cleared'"),
+        ("clearance sarah.martinez@msg.com", "status 'in_progress'", "while it was 'cleared'"),
     ),
     "clearance of the wrong level": Wrong(
         "csa_009",
@@ -713,7 +723,7 @@ WRONG: dict[str, Wrong] = {
         "folder-confidential-approval",
         (
             "folder access FAL-2-000000",
-            "confidential folder FLD-8472951",
+            "folder_id FLD-8472951 is confidential",
             "allowed: grant after the direct manager approved",
         ),
     ),

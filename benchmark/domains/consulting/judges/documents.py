@@ -91,7 +91,8 @@ class TicketDocumentsJudge:
         return finding(
             self.name,
             f"{action.name} (for {action.employee}) is recorded on no ticket in this transaction",
-            "allowed: every request is recorded on a Zendesk ticket (created or updated)",
+            "allowed: every request is recorded on a Zendesk ticket (zendesk_create_item or"
+            " zendesk_update_item) naming the record",
             "action-without-ticket",
             None,
             record=action.effect.key_text,
