@@ -84,11 +84,21 @@ WRONG: dict[str, Wrong] = {
         "ticket-request-category",
         ("ticket 6", "request_category 'Billing'", "Billing & Payments"),
     ),
+    "escalation level left empty": Wrong(
+        "bil_001",
+        both(escalation_level=None),
+        "ticket-required-fields",
+        ("ticket 6", "status 'solved'", "escalation_level", "allowed: status open until"),
+    ),
     "user type left empty": Wrong(
         "bil_001",
         both(user_type=None),
-        "ticket-required-fields",
-        ("ticket 6", "status 'solved'", "user_type", "allowed: status open until"),
+        "action-ticket-agrees",
+        (
+            "billing account BILL-847291856",
+            "user_type null",
+            "allowed: user_type Named Insured or Co-Insured",
+        ),
     ),
     "assigned to another agent": Wrong(
         "bil_001",

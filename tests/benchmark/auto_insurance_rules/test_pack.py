@@ -192,3 +192,50 @@ def test_a_loss_before_the_cancellation_of_a_now_cancelled_policy_is_covered(pac
     tables["policies"] = [lapsed]
     found = fired(pack, inserted("claims", _claim(date_of_loss="2025-09-05")), **tables)
     assert [rule for rule, _ in found] == ["claim-policy-in-force"]
+
+
+def test_an_unverified_user_leaves_the_user_type_empty(pack: RulePack) -> None:
+    assert fired(pack, inserted("zendesk_tickets", ticket(user_type=None, outcome_summary="Declined"))) == []
+
+
+@pytest.mark.parametrize(
+    ("claim_type", "injury", "required", "ok"),
+    [
+        ("Comprehensive – Theft", False, True, True),
+        ("Comprehensive – Theft", False, False, False),
+        ("Collision – Single Vehicle", True, False, False),
+        ("Comprehensive – Weather", False, True, False),
+        ("Collision – Parked Vehicle", False, True, True),
+        ("Collision – Parked Vehicle", False, False, True),
+    ],
+)
+def test_a_police_report_is_required_where_the_knowledge_base_says(
+    pack: RulePack, claim_type: str, injury: bool, required: bool, ok: bool
+) -> None:
+    coverage = {"collision_coverage": True, "comprehensive_coverage": True}
+    tables = {"policies": [POLICY], "vehicles": [{**VEHICLE, **coverage}], "drivers": [DRIVER]}
+    severity = "Major" if injury else "Moderate"
+    claim = _claim(
+        claim_type=claim_type, has_bodily_injury=injury, police_report_required=required, severity=severity
+    )
+    assert (fired(pack, inserted("claims", claim), **tables) == []) is ok
+
+
+@pytest.mark.parametrize(
+    ("driver", "flag", "ok"),
+    [
+        (DRIVER, False, True),
+        (DRIVER, True, False),
+        ({**DRIVER, "policy_id": "POL-9"}, True, True),
+        ({**DRIVER, "policy_id": "POL-9"}, False, False),
+        ({**DRIVER, "status": "Removed"}, True, True),
+        ({**DRIVER, "status": "Removed"}, False, True),
+    ],
+)
+def test_the_unlisted_driver_flag_follows_the_policys_driver_list(
+    pack: RulePack, driver: dict[str, Any], flag: bool, ok: bool
+) -> None:
+    coverage = {"collision_coverage": True, "comprehensive_coverage": True}
+    tables = {"policies": [POLICY], "vehicles": [{**VEHICLE, **coverage}], "drivers": [driver]}
+    claim = _claim(unlisted_driver_flag=flag)
+    assert (fired(pack, inserted("claims", claim), **tables) == []) is ok
