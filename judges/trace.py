@@ -57,7 +57,12 @@ _Call = TypeVar("_Call", bound=TraceCall)
 def unrecovered_writes(
     calls: Sequence[_Call], target: Callable[[_Call], Hashable] | None = None
 ) -> list[int]:
-    """Indices of failed writes with no later successful call of the same tool (and the same target)."""
+    """Indices of failed writes with no later successful call of the same tool (and the same target).
+
+    A failed repeat of a write that already succeeded with the very same
+    arguments is not unrecovered either: what it asked for is done (an agent
+    that sends a create twice sees "already exists" the second time).
+    """
     unrecovered: list[int] = []
     for index, call in enumerate(calls):
         if not call.write or call.ok:
@@ -67,7 +72,12 @@ def unrecovered_writes(
             later.ok and later.tool == call.tool and (target is None or target(later) == aim)
             for later in calls[index + 1 :]
         )
-        if not recovered:
+        arguments = getattr(call, "arguments", None)
+        repeated = arguments is not None and any(
+            earlier.ok and earlier.tool == call.tool and getattr(earlier, "arguments", None) == arguments
+            for earlier in calls[:index]
+        )
+        if not recovered and not repeated:
             unrecovered.append(index)
     return unrecovered
 

@@ -60,11 +60,23 @@ class TestFailedWrite:
 
     def test_failed_reads_and_earlier_successes_do_not_count(self) -> None:
         calls = (
-            call("update_ticket", True),
+            call("update_ticket", True, id=5),
             call("get_ticket", False, write=False),
-            call("update_ticket", False),
+            call("update_ticket", False, id=6),
         )
         assert [f.evidence["call"] for f in FailedWriteJudge()(context(calls=calls)).findings] == [2]
+
+    def test_a_failed_repeat_of_a_write_that_succeeded_is_not_unrecovered(self) -> None:
+        calls = (
+            call("add_driver", True, policy="P1", name="Ann"),
+            call("add_driver", False, policy="P1", name="Ann"),
+        )
+        assert FailedWriteJudge()(context(calls=calls)) == Verdict.allow()
+        other = (
+            call("add_driver", True, policy="P1", name="Ann"),
+            call("add_driver", False, policy="P1", name="Bo"),
+        )
+        assert len(FailedWriteJudge()(context(calls=other)).findings) == 1
 
     def test_targets_require_the_same_record(self) -> None:
         judge = FailedWriteJudge(targets={"update_ticket": ("id",)}, severity=Severity.WARN)
