@@ -2,9 +2,10 @@
 
 Classification, in order of precedence: the tool's entry in
 ``backend.mcp.tools``; then its MCP annotations (``readOnlyHint`` true is a
-read; false is a write in the default write mode, with ``idempotentHint`` and
-``destructiveHint``); a tool with neither is a non-idempotent, destructive
-write, as MCP's defaults for a missing hint say. A write is safe to repeat
+read; anything else is a write in the default write mode, idempotent only
+when ``idempotentHint`` says so, destructive unless ``destructiveHint`` says
+not, as MCP's defaults for a missing hint are); a tool with no hints at all is
+a non-idempotent, destructive write. A write is safe to repeat
 after an ambiguous failure when it is idempotent or when the upstream honours
 the idempotency key.
 
@@ -52,22 +53,21 @@ def classify_tool(
 ) -> ToolPolicy:
     """The policy of one tool: config first, then annotations, else a non-idempotent write."""
     override = override or McpToolSettings()
+    annotated = any(hint is not None for hint in (tool.read_only, tool.destructive, tool.idempotent))
     mode: ToolMode
     source: Literal["config", "annotations", "unknown"]
     if override.mode is not None:
         mode, source = override.mode, "config"
     elif tool.read_only is True:
         mode, source = "read", "annotations"
-    elif tool.read_only is False:
-        mode, source = write_mode, "annotations"
     else:
-        mode, source = write_mode, "unknown"
+        mode, source = write_mode, "annotations" if annotated else "unknown"
     if override.idempotent is not None:
         idempotent = override.idempotent
     elif mode == "read":
         idempotent = True
     else:
-        idempotent = tool.idempotent is True and tool.read_only is False
+        idempotent = tool.idempotent is True and tool.read_only is not True
     destructive = mode != "read" and tool.destructive is not False
     return ToolPolicy(
         name=tool.name,

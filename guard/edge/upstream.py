@@ -147,7 +147,8 @@ class ClientUpstream:
         return _result(result)
 
     async def ping(self) -> None:
-        await self._session().send_ping()
+        """One ``tools/list`` round trip (MCP 2026-07-28 has no ``ping``)."""
+        await self._session().list_tools()
 
     async def close(self) -> None:
         self._stop.set()

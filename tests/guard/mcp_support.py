@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 import mcp_types as types
 
 from guard.audit import MemoryAudit
+from guard.backends.mcp import McpBackend
 from guard.clock import FixedClock
 from guard.edge.upstream import ClientUpstream
 from guard.outbox import MemoryOutbox, Outbox
@@ -33,7 +35,12 @@ rules:
 
 
 def mcp_settings(
-    tmp_path: Path, *, rules: bool = False, audit_url: str | None = None, **mcp: Any
+    tmp_path: Path,
+    *,
+    rules: bool = False,
+    audit_url: str | None = None,
+    audit_search_path: str | None = None,
+    **mcp: Any,
 ) -> GuardSettings:
     """An ``mcp`` backend in front of the fake shop; no backoff, so retries cost no time."""
     chain = []
@@ -51,7 +58,10 @@ def mcp_settings(
                     **mcp,
                 },
             },
-            "audit": {"url": audit_url or f"sqlite:///{tmp_path / 'audit.db'}"},
+            "audit": {
+                "url": audit_url or f"sqlite:///{tmp_path / 'audit.db'}",
+                "search_path": audit_search_path,
+            },
             "commit": {"reap_interval_s": 3600, "idle_timeout_s": 60, "max_blocked": 3},
             "retry": {"max_attempts": 3, "initial_backoff_s": 0, "max_backoff_s": 0, "jitter_s": 0},
             "judges": {"chain": chain, "base_dir": str(tmp_path)},
@@ -88,6 +98,21 @@ async def durable_guard(settings: GuardSettings, shop: Shop, clock: FixedClock) 
     await upgrade(runtime.audit_engine)
     await runtime.start()
     return runtime
+
+
+async def crash(runtime: Runtime) -> None:
+    """The guard process dies: nothing is rolled back or dispatched; its connections just go away."""
+    manager = runtime.manager
+    reaper = manager._reaper  # the test plays the operating system here
+    if reaper is not None:
+        reaper.cancel()
+        await asyncio.gather(reaper, return_exceptions=True)
+    backend = manager.backend
+    assert isinstance(backend, McpBackend)
+    await backend.upstream.close()
+    manager.gate.close()
+    if runtime.audit_engine is not None:
+        await runtime.audit_engine.dispose()
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:
