@@ -97,7 +97,12 @@ class BookingChange:
 
     @property
     def modified(self) -> bool:
-        """A modification that can carry a fee: dates, room, board or guests."""
+        """A modification of a confirmed booking that can carry a fee: dates, room, board or guests.
+
+        (A group's cancelled rooms that the group tool moves along are not modified for the policy.)
+        """
+        if self.before.get("booking_status") != "confirmed":
+            return False
         return any(f in self.effect.changed_fields for f in (*PRICED, *GUESTS))
 
     @property

@@ -48,13 +48,21 @@ class EligibilityJudge:
         commit = Commit(context.effects, context.state)
         now = self._now()
         findings: list[Finding] = []
+        reported: set[tuple[str, str]] = set()
         for change in commit.bookings:
             if change.cancelled:
                 continue
+            found: list[Finding] = []
             if change.modified:
-                findings.extend(self._check(commit, change, now))
+                found.extend(self._check(commit, change, now))
             if change.new_requests and change.group:
-                findings.extend(self._group_request(commit, change, now))
+                found.extend(self._group_request(commit, change, now))
+            for one in found:
+                # a group's rooms share one reason: it is reported once, on the first room
+                scope = (str(one.rule), change.group or change.reference)
+                if scope not in reported:
+                    reported.add(scope)
+                    findings.append(one)
         return Verdict.of(findings)
 
     def _group_request(self, commit: Commit, change: BookingChange, now: datetime) -> list[Finding]:

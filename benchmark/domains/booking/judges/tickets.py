@@ -51,6 +51,7 @@ _HOTEL_REASONS = (
     "large-group-booking",
     "guest-complaint",
 )
+_TICKET_TOOLS = ("zendesk_create_item", "zendesk_update_item")
 _ACTION_RESOLUTIONS = ("modification-completed", "refund-full", "refund-partial")
 _NO_ACTION = ("information-provided", "policy-applied-no-action")
 _REQUEST_FOR = {
@@ -404,9 +405,12 @@ def _no_ticket(judge: str, commit: Commit) -> Finding:
         Severity.BLOCK,
         "no ticket was created or updated in this commit"
         + (f" (changed: {', '.join(changed)})" if changed else " (nothing changed)"),
-        hint="allowed: every request creates or updates a Zendesk ticket, left pending, hold or solved",
+        hint=(
+            "allowed: every request creates (zendesk_create_item) or updates (zendesk_update_item) a "
+            "Zendesk ticket, left pending, hold or solved"
+        ),
         rule="ticket-every-request",
-        evidence={"table": "zendesk_tickets", "changed": changed},
+        evidence={"table": "zendesk_tickets", "changed": changed, "tools": list(_TICKET_TOOLS)},
     )
 
 
