@@ -442,6 +442,17 @@ WRONG: dict[str, Wrong] = {
         "action-without-ticket",
         ("approval APR-2-000000", "sarah.martinez@msg.com", "no ticket"),
     ),
+    "approver listed but never asked": Wrong(
+        "exp_001",
+        drop(APPROVAL),
+        "ticket-approver-not-asked",
+        (
+            "ticket 6",
+            "approver_id lists michael.thompson@msg.com",
+            "no approval request",
+            "approval_create_request",
+        ),
+    ),
     "approver left out of the ticket": Wrong(
         "swa_002",
         change_item(UPDATE, -1, approver_id="david.chen@msg.com"),
@@ -507,6 +518,12 @@ WRONG: dict[str, Wrong] = {
         ),
         "okta-duplicate",
         ("application access AAL-2-000004", "app_name 'Zoom'", "already provisioned"),
+    ),
+    "application access of another type than the ticket records": Wrong(
+        "onb_001",
+        change("okta_provision_access", -1, access_type="read_only"),
+        "access-type-of-ticket",
+        ("application access AAL-2-000003", "access_type 'read_only'", "ticket 6", "allowed: full_access"),
     ),
     "license without its ticket's catalog id": Wrong(
         "swa_004",

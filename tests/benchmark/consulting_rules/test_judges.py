@@ -130,3 +130,18 @@ def test_the_judges_share_the_rule_packs_requester_lookup() -> None:
     effects = (ticket("1"),)
     pack = consulting_rule_pack().queries(effects)
     assert set(TicketDocumentsJudge().queries(effects)) <= set(pack)
+
+
+def test_listed_approvers_are_asked_unless_a_prerequisite_comes_first() -> None:
+    pending = ticket("1", status="pending", approval_required="yes", approver_id="a@msg.com")
+    verdict = judge(TicketApprovalsJudge(), [pending])
+    assert rules(verdict) == ["ticket-approver-not-asked"]
+    nda = Effect(
+        "client_access_nda_record",
+        ("ann@msg.com", "CLT-0000001"),
+        EffectKind.UPDATE,
+        {"employee_email": "ann@msg.com", "client_id": "CLT-0000001", "status": "not_signed"},
+        {"employee_email": "ann@msg.com", "client_id": "CLT-0000001", "status": "sent_for_signature"},
+        ("status",),
+    )
+    assert judge(TicketApprovalsJudge(), [pending, nda]).findings == ()

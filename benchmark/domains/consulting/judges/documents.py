@@ -10,8 +10,9 @@ transaction, that one, which must then name the record. Then, per ticket:
   for) → ``pending`` (§2.1, §3.9, §5.4, §8.3);
 * otherwise, when it documents fulfilled work → ``solved`` (``pending``
   stays allowed while the ticket records a hardware order);
-* an approval carries the ticket's engagement code (§3.10), and a
-  peripheral needs no hardware approval (§6.4).
+* an approval carries the ticket's engagement code (§3.10), a peripheral
+  needs no hardware approval (§6.4), and access provisioned is of the
+  ``access_type`` the ticket records (§2.5).
 
 A transaction that touches no ticket at all is blocked too: every request
 creates or updates one, informational ones included.
@@ -37,6 +38,10 @@ __all__ = ["PERIPHERALS", "TicketDocumentsJudge"]
 
 PERIPHERALS = frozenset({"monitor", "docking_station", "headset", "peripheral"})
 """Standard peripherals are approved without additional authorization (§6.4)."""
+
+
+_ACCESS_GRANTS = frozenset({"application access", "client system access"})
+"""Actions whose access type the ticket's ``access_type`` records ("type of access provisioned", §2.5)."""
 
 
 def _training(ticket: Effect) -> bool:
@@ -75,6 +80,7 @@ class TicketDocumentsJudge:
         for ticket in tickets:
             findings.extend(self._status(ticket, documented[ticket.key_text]))
             findings.extend(self._approvals(ticket, documented[ticket.key_text]))
+            findings.extend(self._access_types(ticket, documented[ticket.key_text]))
         return Verdict.of(findings)
 
     def _no_ticket(self) -> Finding:
@@ -218,6 +224,25 @@ class TicketDocumentsJudge:
                     ticket,
                     field="device_type",
                     value=fields.get("device_type"),
+                    record=action.effect.key_text,
+                )
+
+    def _access_types(self, ticket: Effect, actions: list[Action]) -> Iterator[Finding]:
+        recorded = row(ticket).get("access_type")
+        if recorded is None:
+            return
+        for action in actions:
+            given = row(action.effect).get("access_type")
+            if action.label in _ACCESS_GRANTS and given is not None and given != recorded:
+                yield finding(
+                    self.name,
+                    f"{action.name}: access_type '{given}' while ticket {ticket.key_text} records"
+                    f" access_type '{recorded}'",
+                    f"allowed: {recorded}, the access the ticket records",
+                    "access-type-of-ticket",
+                    ticket,
+                    field="access_type",
+                    value=given,
                     record=action.effect.key_text,
                 )
 
