@@ -127,7 +127,10 @@ WRONG: dict[str, Wrong] = {
         "bmd_015",
         stop_before(CREATE),
         "ticket-every-request",
-        ("no ticket was created or updated in this commit", "allowed: every request creates or updates"),
+        (
+            "no ticket was created or updated in this commit",
+            "allowed: every request creates (zendesk_create_item)",
+        ),
     ),
     "agent stops after the cancellation": Wrong(
         "crf_010",
