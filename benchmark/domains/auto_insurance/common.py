@@ -4,22 +4,23 @@ The insurance tools stamp no time of their own: a new claim's
 ``created_date`` is its ``date_of_loss`` and a document link's
 ``created_at`` its ``expiration_date``. Only the Zendesk copy writes frozen
 times (see :mod:`.schema`). New policy records get content-hash ids, so
-repeating a create finds the row it made before.
+repeating a create finds the row it made before (:func:`create_once`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy.exc import SQLAlchemyError
+from pydantic import BaseModel
 
-from benchmark.domains.store import DuplicateKey
-from guard.errors import PreconditionFailed, ToolError
+from benchmark.domains import reference, store
+from benchmark.domains.auto_insurance.schema import sql
+from guard.tools import ToolContext
 
-__all__ = ["SCENARIO_NOW", "content_id", "reference_errors"]
+__all__ = ["SCENARIO_NOW", "content_id", "create_once", "reference_errors"]
 
 SCENARIO_NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
 """The scenario's "now" (no insurance tool reads a clock)."""
@@ -30,18 +31,23 @@ def content_id(prefix: str, seed: str, length: int) -> str:
     return prefix + hashlib.sha256(seed.encode()).hexdigest()[:length].upper()
 
 
-@contextmanager
-def reference_errors() -> Iterator[None]:
-    """Report an unexpected failure as the reference does: its bare message as a tool error.
+async def create_once(
+    ctx: ToolContext, table: str, model: type[BaseModel], /, **fields: Any
+) -> dict[str, Any]:
+    """The row of ``table`` with the id ``fields["id"]``: the one made before, or a new one stored now."""
+    existing = await store.first_row(ctx.conn, sql[table], id=fields["id"])
+    if existing is not None:
+        return existing
+    row = reference.row_of(model, **fields)
+    await store.insert_row(ctx.conn, sql[table], row)
+    return row
 
-    Tool errors pass through unchanged; database errors propagate so that the
-    caller can classify them.
+
+def reference_errors() -> AbstractContextManager[None]:
+    """Report an unexpected failure as the reference does: a tool error carrying its bare text.
+
+    A duplicate key is a failed precondition; anything else (a model's
+    refusal too) an internal error. Tool errors pass unchanged; database
+    errors propagate so that the caller can classify them.
     """
-    try:
-        yield
-    except (ToolError, SQLAlchemyError):
-        raise
-    except DuplicateKey as exc:
-        raise PreconditionFailed(str(exc)) from exc
-    except Exception as exc:
-        raise ToolError(str(exc)) from exc
+    return reference.reference_errors(invalid_models=False)

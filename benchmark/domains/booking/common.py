@@ -9,17 +9,12 @@ are written in the reference's two spellings (``…Z`` and ``…+00:00``).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 from decimal import ROUND_HALF_UP, Decimal
-from typing import Any
 
-from pydantic import BaseModel
-from sqlalchemy.exc import SQLAlchemyError
-
-from benchmark.domains.store import DuplicateKey
-from guard.errors import PreconditionFailed, ToolError
+from benchmark.domains import reference
+from benchmark.domains.reference import row_of
 
 __all__ = [
     "CRM_UPDATED_AT",
@@ -72,23 +67,11 @@ def parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def row_of(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
-    """A row built and validated by its model, in stored (JSON) form."""
-    return model(**fields).model_dump(mode="json")
+def reference_errors() -> AbstractContextManager[None]:
+    """Report an unexpected failure as the reference does: a tool error carrying its bare text.
 
-
-@contextmanager
-def reference_errors() -> Iterator[None]:
-    """Report an unexpected failure as the reference does: a tool error carrying its text.
-
-    Tool errors pass unchanged; database errors propagate so that the caller
-    can classify them.
+    A duplicate key is a failed precondition; anything else (a model's
+    refusal too) an internal error. Tool errors pass unchanged; database
+    errors propagate so that the caller can classify them.
     """
-    try:
-        yield
-    except (ToolError, SQLAlchemyError):
-        raise
-    except DuplicateKey as exc:
-        raise PreconditionFailed(str(exc)) from exc
-    except Exception as exc:
-        raise ToolError(str(exc)) from exc
+    return reference.reference_errors(invalid_models=False)

@@ -8,16 +8,13 @@ consulting write that stamps a time is ``client_access_api`` ``revoke_vpn``
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from sqlalchemy.exc import SQLAlchemyError
-
-from benchmark.domains.store import DuplicateKey, first_unused
-from guard.errors import InvalidArguments, ToolError
+from benchmark.domains.reference import iso, reference_errors, row_of
+from benchmark.domains.store import first_unused
+from guard.errors import InvalidArguments
 
 __all__ = [
     "SCENARIO_NOW",
@@ -37,18 +34,6 @@ VPN_REVOKED_AT = "2025-10-01T00:00:00Z"
 
 _T = TypeVar("_T")
 
-_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
-
-
-def iso(text: str | None) -> str | None:
-    """``datetime.isoformat()`` of a stored datetime, as the reference's replies carry it."""
-    return None if text is None else _DATETIME.validate_python(text).isoformat()
-
-
-def row_of(model: type[BaseModel], **fields: Any) -> dict[str, Any]:
-    """A new row built and validated by its model, in stored (JSON) form."""
-    return model(**fields).model_dump(mode="json")
-
 
 def new_id(existing: Iterable[Any], prefix: str) -> str:
     """The first ``<prefix>-{n:06d}`` (n = 0, 1, …) not among ``existing``."""
@@ -60,22 +45,3 @@ def require(value: _T | None, name: str) -> _T:
     if not value:
         raise InvalidArguments(f"Missing required parameter: {name}")
     return value
-
-
-@contextmanager
-def reference_errors(action: str) -> Iterator[None]:
-    """Turn an unexpected failure into the reference's ``Failed to <action>: <error>`` tool error.
-
-    Tool errors pass through unchanged; database errors propagate so that the
-    caller can classify them.
-    """
-    try:
-        yield
-    except (ToolError, SQLAlchemyError):
-        raise
-    except ValidationError as exc:
-        raise ToolError(f"Failed to {action}: {exc}", error_class="invalid_arguments") from exc
-    except DuplicateKey as exc:
-        raise ToolError(f"Failed to {action}: {exc}", error_class="precondition_failed") from exc
-    except Exception as exc:
-        raise ToolError(f"Failed to {action}: {exc}") from exc

@@ -9,18 +9,15 @@ reach stored rows) and are copied exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from sqlalchemy.exc import SQLAlchemyError
+from pydantic import BaseModel
 
 from benchmark.domains import store
 from benchmark.domains.neobank.schema import sql
-from benchmark.domains.store import DuplicateKey
-from guard.errors import NotFound, ToolError
+from benchmark.domains.reference import parse_datetime, reference_errors, row_of
+from guard.errors import NotFound
 from guard.tools import ToolContext
 
 __all__ = [
@@ -42,13 +39,6 @@ SECURITY_NOW = datetime(2025, 12, 18, 10, 0, tzinfo=UTC)
 SCENARIO_NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
 """The scenario's "now" (no neobank tool reads the wall clock)."""
 
-_DATETIME: TypeAdapter[datetime] = TypeAdapter(datetime)
-
-
-def parse_datetime(text: str) -> datetime:
-    """A stored datetime (the reference's JSON text) as the reference's model holds it."""
-    return _DATETIME.validate_python(text)
-
 
 async def insert_counted(
     ctx: ToolContext, table: str, template: str, model: type[BaseModel], **fields: Any
@@ -59,7 +49,7 @@ async def insert_counted(
     (:class:`~benchmark.domains.store.DuplicateKey`, nothing written).
     """
     count = await store.count_rows(ctx.conn, sql[table])
-    row = model(id=template.format(count + 1), **fields).model_dump(mode="json")
+    row = row_of(model, id=template.format(count + 1), **fields)
     await store.insert_row(ctx.conn, sql[table], row)
     return row
 
@@ -70,25 +60,3 @@ async def employee_by_email(ctx: ToolContext, email: str, missing: str) -> dict[
     if employee is None:
         raise NotFound(missing.format(email))
     return employee
-
-
-@contextmanager
-def reference_errors(action: str | None = None) -> Iterator[None]:
-    """Turn an unexpected failure into a tool error with the reference's text.
-
-    With ``action`` the text is ``Failed to <action>: <error>`` (the tools
-    that wrap their failures); without, it is the bare error (the tools that
-    let them through). Tool errors pass through unchanged; database errors
-    propagate so that the caller can classify them.
-    """
-    prefix = "" if action is None else f"Failed to {action}: "
-    try:
-        yield
-    except (ToolError, SQLAlchemyError):
-        raise
-    except ValidationError as exc:
-        raise ToolError(f"{prefix}{exc}", error_class="invalid_arguments") from exc
-    except DuplicateKey as exc:
-        raise ToolError(f"{prefix}{exc}", error_class="precondition_failed") from exc
-    except Exception as exc:
-        raise ToolError(f"{prefix}{exc}") from exc
