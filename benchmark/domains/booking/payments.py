@@ -137,27 +137,47 @@ async def _customer_of(ctx: ToolContext, reference: str) -> str:
     return str(booking["customer_id"])
 
 
+async def _pay(
+    ctx: ToolContext,
+    reference: str,
+    amount: Decimal,
+    kind: m.TransactionType,
+    reason: str,
+    *,
+    processing_time_estimate: str | None = None,
+) -> str:
+    """Record a successful charge or refund of the booking's customer; returns its ``TXN-…`` id.
+
+    A charge must be positive (checked once the booking is found).
+    """
+    customer = await _customer_of(ctx, reference)
+    if kind is m.TransactionType.CHARGE and amount <= 0:
+        raise InvalidArguments("Invalid charge amount - must be greater than 0")
+    number = await store.count_rows(ctx.conn, sql["transactions"]) + 1
+    transaction_id = f"TXN-{number:08d}"
+    await _record(
+        ctx,
+        id=transaction_id,
+        transaction_id=transaction_id,
+        booking_reference=reference,
+        customer_id=customer,
+        amount=money(amount),
+        transaction_type=kind,
+        payment_status=m.PaymentStatus.SUCCESSFUL,
+        reason=reason,
+        processing_time_estimate=processing_time_estimate,
+        created_at=PAID_AT,
+        updated_at=PAID_AT,
+    )
+    return transaction_id
+
+
 @registry.tool(write=True)
 async def payment_api_process_charge(ctx: ToolContext, args: ChargeArgs) -> ChargeOut:
     """Charge the booking's customer (e.g. a modification fee); succeeds at once."""
     with reference_errors():
-        customer = await _customer_of(ctx, args.booking_reference)
-        if args.charge_amount <= 0:
-            raise InvalidArguments("Invalid charge amount - must be greater than 0")
-        number = await store.count_rows(ctx.conn, sql["transactions"]) + 1
-        transaction_id = f"TXN-{number:08d}"
-        await _record(
-            ctx,
-            id=transaction_id,
-            transaction_id=transaction_id,
-            booking_reference=args.booking_reference,
-            customer_id=customer,
-            amount=money(args.charge_amount),
-            transaction_type=m.TransactionType.CHARGE,
-            payment_status=m.PaymentStatus.SUCCESSFUL,
-            reason=args.reason,
-            created_at=PAID_AT,
-            updated_at=PAID_AT,
+        transaction_id = await _pay(
+            ctx, args.booking_reference, args.charge_amount, m.TransactionType.CHARGE, args.reason
         )
         return ChargeOut(transaction_id=transaction_id, payment_status="successful")
 
@@ -166,22 +186,13 @@ async def payment_api_process_charge(ctx: ToolContext, args: ChargeArgs) -> Char
 async def payment_api_process_refund(ctx: ToolContext, args: RefundArgs) -> RefundOut:
     """Refund part or all of a booking to its customer; succeeds at once."""
     with reference_errors():
-        customer = await _customer_of(ctx, args.booking_reference)
-        number = await store.count_rows(ctx.conn, sql["transactions"]) + 1
-        transaction_id = f"TXN-{number:08d}"
-        await _record(
+        transaction_id = await _pay(
             ctx,
-            id=transaction_id,
-            transaction_id=transaction_id,
-            booking_reference=args.booking_reference,
-            customer_id=customer,
-            amount=money(args.refund_amount),
-            transaction_type=m.TransactionType.REFUND,
-            payment_status=m.PaymentStatus.SUCCESSFUL,
-            reason=args.reason,
+            args.booking_reference,
+            args.refund_amount,
+            m.TransactionType.REFUND,
+            args.reason,
             processing_time_estimate=_REFUND_TIME,
-            created_at=PAID_AT,
-            updated_at=PAID_AT,
         )
         return RefundOut(
             transaction_id=transaction_id, refund_status="successful", processing_time_estimate=_REFUND_TIME
