@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
-from benchmark.domains.auto_insurance.common import content_id, reference_errors
+from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
 from benchmark.domains.auto_insurance.schema import registry, sql
 from guard.errors import NotFound
 from guard.tools import ToolContext
@@ -131,13 +131,11 @@ async def claims_create_fnol(ctx: ToolContext, args: FnolArgs) -> FnolOut:
     with reference_errors():
         await _policy(ctx, args.policy_id)
         vehicle = args.vehicle_id or args.vehicle_vin or "no_vehicle"
-        claim_id = content_id("CLM-2", f"{args.policy_id}_{args.date_of_loss}_{vehicle}", 9)
-        table = sql["claims"]
-        existing = await store.first_row(ctx.conn, table, id=claim_id)
-        if existing is not None:
-            return FnolOut(claim_id=existing["id"], claim_stage=existing["claim_stage"])
-        row = m.Claim(
-            id=claim_id,
+        claim = await create_once(
+            ctx,
+            "claims",
+            m.Claim,
+            id=content_id("CLM-2", f"{args.policy_id}_{args.date_of_loss}_{vehicle}", 9),
             policy_id=args.policy_id,
             vehicle_id=args.vehicle_id,
             vehicle_vin=args.vehicle_vin,
@@ -156,9 +154,8 @@ async def claims_create_fnol(ctx: ToolContext, args: FnolArgs) -> FnolOut:
             other_party_phone=args.other_party_phone,
             other_party_insurance=args.other_party_insurance,
             created_date=args.date_of_loss,
-        ).model_dump(mode="json")
-        await store.insert_row(ctx.conn, table, row)
-        return FnolOut(claim_id=claim_id, claim_stage=m.ClaimStage.OPEN_INITIAL)
+        )
+        return FnolOut(claim_id=claim["id"], claim_stage=claim["claim_stage"])
 
 
 @registry.tool(write=False)
@@ -190,27 +187,28 @@ async def claims_get_policy_claims(ctx: ToolContext, args: PolicyClaimsArgs) -> 
         return PolicyClaimsOut(claims=records, total_count=len(records))
 
 
+async def _claims_of(
+    ctx: ToolContext, what: str, table: str, column: str, key: str, open_only: bool | None
+) -> ClaimsOut:
+    """The claims whose ``column`` is ``key`` (optionally only open ones); ``what`` must be in ``table``."""
+    if await store.first_row(ctx.conn, sql[table], id=key) is None:
+        raise NotFound(f"{what} '{key}' not found.")
+    claims = await store.all_rows(ctx.conn, sql["claims"], **{column: key})
+    if open_only:
+        claims = [c for c in claims if _is_open(c)]
+    items = [ClaimItem.model_validate(_summary(c)) for c in claims]
+    return ClaimsOut(claims=items, has_open_claims=any(_is_open(c) for c in claims))
+
+
 @registry.tool(write=False)
 async def claims_get_vehicle_claims(ctx: ToolContext, args: VehicleClaimsArgs) -> ClaimsOut:
     """The claims of a vehicle (optionally only open ones), and whether any is open."""
     with reference_errors():
-        if await store.first_row(ctx.conn, sql["vehicles"], id=args.vehicle_id) is None:
-            raise NotFound(f"Vehicle '{args.vehicle_id}' not found.")
-        claims = await store.all_rows(ctx.conn, sql["claims"], vehicle_id=args.vehicle_id)
-        if args.open_only:
-            claims = [c for c in claims if _is_open(c)]
-        items = [ClaimItem.model_validate(_summary(c)) for c in claims]
-        return ClaimsOut(claims=items, has_open_claims=any(_is_open(c) for c in claims))
+        return await _claims_of(ctx, "Vehicle", "vehicles", "vehicle_id", args.vehicle_id, args.open_only)
 
 
 @registry.tool(write=False)
 async def claims_get_driver_claims(ctx: ToolContext, args: DriverClaimsArgs) -> ClaimsOut:
     """The claims in which a driver was at the wheel (optionally only open ones), and whether any is open."""
     with reference_errors():
-        if await store.first_row(ctx.conn, sql["drivers"], id=args.driver_id) is None:
-            raise NotFound(f"Driver '{args.driver_id}' not found.")
-        claims = await store.all_rows(ctx.conn, sql["claims"], driver_id=args.driver_id)
-        if args.open_only:
-            claims = [c for c in claims if _is_open(c)]
-        items = [ClaimItem.model_validate(_summary(c)) for c in claims]
-        return ClaimsOut(claims=items, has_open_claims=any(_is_open(c) for c in claims))
+        return await _claims_of(ctx, "Driver", "drivers", "driver_id", args.driver_id, args.open_only)

@@ -16,8 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
-from benchmark.domains.auto_insurance.common import content_id, reference_errors
-from benchmark.domains.auto_insurance.policy import find_policy
+from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
+from benchmark.domains.auto_insurance.policy import find_policy, policy_rows
 from benchmark.domains.auto_insurance.schema import registry, sql
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -91,10 +91,7 @@ class DriverStatusOut(BaseModel):
 async def policy_get_policy_drivers(ctx: ToolContext, args: PolicyDriversArgs) -> PolicyDriversOut:
     """The drivers on a policy with their status and role (named insured, co-insured or listed driver)."""
     with reference_errors():
-        await find_policy(ctx, args.policy_id)
-        drivers = await store.all_rows(ctx.conn, sql["drivers"], policy_id=args.policy_id)
-        if args.active_only:
-            drivers = [d for d in drivers if d["status"] in _ACTIVE]
+        drivers = await policy_rows(ctx, "drivers", args.policy_id, _ACTIVE if args.active_only else None)
         infos = [DriverInfo(**{name: d[name] for name in DriverInfo.model_fields}) for d in drivers]
         return PolicyDriversOut(drivers=infos, driver_count=len(infos))
 
@@ -112,12 +109,11 @@ async def policy_add_driver(ctx: ToolContext, args: AddDriverArgs) -> AddDriverO
             raise PreconditionFailed(
                 f"Driver with name '{args.name}' and DOB '{args.date_of_birth}' already exists on this policy"
             )
-        driver_id = content_id("DRV-2-", f"{args.policy_id}_{args.name}_{args.date_of_birth}", 8)
-        existing = await store.first_row(ctx.conn, table, id=driver_id)
-        if existing is not None:
-            return AddDriverOut(driver_id=existing["id"], status=existing["status"])
-        row = m.Driver(
-            id=driver_id,
+        driver = await create_once(
+            ctx,
+            "drivers",
+            m.Driver,
+            id=content_id("DRV-2-", f"{args.policy_id}_{args.name}_{args.date_of_birth}", 8),
             policy_id=args.policy_id,
             name=args.name,
             date_of_birth=args.date_of_birth,
@@ -130,9 +126,8 @@ async def policy_add_driver(ctx: ToolContext, args: AddDriverArgs) -> AddDriverO
             is_co_insured=False,
             uw_pending=args.uw_pending or False,
             exclusion_form_required=args.exclusion_form_required or False,
-        ).model_dump(mode="json")
-        await store.insert_row(ctx.conn, table, row)
-        return AddDriverOut(driver_id=driver_id, status=args.status.value)
+        )
+        return AddDriverOut(driver_id=driver["id"], status=driver["status"])
 
 
 @registry.tool(write=True, idempotent=True)

@@ -11,6 +11,7 @@ before, and a new row takes its ``created_at`` from ``expiration_date``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from datetime import datetime
 from typing import Any
 
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
-from benchmark.domains.auto_insurance.common import content_id, reference_errors
+from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
 from benchmark.domains.auto_insurance.schema import registry, sql
 from guard.errors import InvalidArguments, NotFound
 from guard.tools import ToolContext
@@ -35,6 +36,18 @@ async def find_policy(ctx: ToolContext, policy_id: str) -> dict[str, Any]:
     if policy is None:
         raise NotFound(f"Policy with ID '{policy_id}' not found")
     return policy
+
+
+async def policy_rows(
+    ctx: ToolContext, table: str, policy_id: str, statuses: Collection[str] | None = None
+) -> list[dict[str, Any]]:
+    """The rows of ``table`` on a policy (only those whose status is in ``statuses``, when given).
+
+    The policy must exist (:func:`find_policy`).
+    """
+    await find_policy(ctx, policy_id)
+    rows = await store.all_rows(ctx.conn, sql[table], policy_id=policy_id)
+    return rows if statuses is None else [row for row in rows if row["status"] in statuses]
 
 
 class PolicyDetailsArgs(BaseModel):
@@ -170,21 +183,18 @@ async def policy_generate_document_link(ctx: ToolContext, args: DocumentLinkArgs
                 "Expected ISO 8601 format (e.g., '2024-01-16T10:05:00Z')"
             ) from exc
         url = f"{_PORTAL}{args.policy_id}_{args.document_type.value}_{args.ticket_id}"
-        document_id = content_id("DOC-2-", f"{args.policy_id}_{args.document_type}_{args.ticket_id}", 8)
-        table = sql["policy_documents"]
-        existing = await store.first_row(ctx.conn, table, id=document_id)
-        if existing is not None:
-            return DocumentLinkOut(
-                document_id=existing["id"], url=existing["url"], expires_at=existing["expires_at"]
-            )
-        row = m.PolicyDocument(
-            id=document_id,
+        document = await create_once(
+            ctx,
+            "policy_documents",
+            m.PolicyDocument,
+            id=content_id("DOC-2-", f"{args.policy_id}_{args.document_type}_{args.ticket_id}", 8),
             policy_id=args.policy_id,
             ticket_id=args.ticket_id,
             document_type=args.document_type,
             url=url,
             created_at=args.expiration_date,
             expires_at=args.expiration_date,
-        ).model_dump(mode="json")
-        await store.insert_row(ctx.conn, table, row)
-        return DocumentLinkOut(document_id=document_id, url=url, expires_at=args.expiration_date)
+        )
+        return DocumentLinkOut(
+            document_id=document["id"], url=document["url"], expires_at=document["expires_at"]
+        )

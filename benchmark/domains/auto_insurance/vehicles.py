@@ -15,8 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
-from benchmark.domains.auto_insurance.common import content_id, reference_errors
-from benchmark.domains.auto_insurance.policy import find_policy
+from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
+from benchmark.domains.auto_insurance.policy import find_policy, policy_rows
 from benchmark.domains.auto_insurance.schema import registry, sql
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -113,10 +113,8 @@ class VehicleStatusOut(BaseModel):
 async def policy_get_policy_vehicles(ctx: ToolContext, args: PolicyVehiclesArgs) -> PolicyVehiclesOut:
     """The vehicles on a policy, current and removed (or only active ones): VIN, year, make, model, status."""
     with reference_errors():
-        await find_policy(ctx, args.policy_id)
-        vehicles = await store.all_rows(ctx.conn, sql["vehicles"], policy_id=args.policy_id)
-        if args.active_only:
-            vehicles = [v for v in vehicles if v["status"] == m.VehicleStatus.ACTIVE.value]
+        active = (m.VehicleStatus.ACTIVE.value,) if args.active_only else None
+        vehicles = await policy_rows(ctx, "vehicles", args.policy_id, active)
         infos = [VehicleInfo(**{name: v[name] for name in VehicleInfo.model_fields}) for v in vehicles]
         return PolicyVehiclesOut(vehicles=infos, vehicle_count=len(infos))
 
@@ -138,12 +136,11 @@ async def policy_add_vehicle(ctx: ToolContext, args: AddVehicleArgs) -> AddVehic
         table = sql["vehicles"]
         if await store.first_row(ctx.conn, table, policy_id=args.policy_id, vin=args.vin) is not None:
             raise PreconditionFailed(f"VIN '{args.vin}' already exists on this policy")
-        vehicle_id = content_id("VEH-2-", f"{args.policy_id}_{args.vin}", 8)
-        existing = await store.first_row(ctx.conn, table, id=vehicle_id)
-        if existing is not None:
-            return AddVehicleOut(vehicle_id=existing["id"])
-        row = m.Vehicle(
-            id=vehicle_id,
+        vehicle = await create_once(
+            ctx,
+            "vehicles",
+            m.Vehicle,
+            id=content_id("VEH-2-", f"{args.policy_id}_{args.vin}", 8),
             policy_id=args.policy_id,
             vin=args.vin,
             year=args.year,
@@ -156,9 +153,8 @@ async def policy_add_vehicle(ctx: ToolContext, args: AddVehicleArgs) -> AddVehic
             comprehensive_coverage=True,
             rental_coverage=False,
             uw_pending=args.uw_pending if args.uw_pending is not None else False,
-        ).model_dump(mode="json")
-        await store.insert_row(ctx.conn, table, row)
-        return AddVehicleOut(vehicle_id=vehicle_id)
+        )
+        return AddVehicleOut(vehicle_id=vehicle["id"])
 
 
 @registry.tool(write=True, idempotent=True)
