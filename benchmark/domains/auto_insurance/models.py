@@ -17,7 +17,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from benchmark.domains.zendesk import models as zendesk
 
@@ -294,7 +294,7 @@ def _with_custom_fields(base: type[_M], name: str, doc: str) -> type[_M]:
         field: (str | None, Field(None, description=description))
         for field, description in _CUSTOM_TICKET_FIELDS
     }
-    return create_model(name, __base__=base, __module__=__name__, __doc__=doc, **fields)
+    return zendesk.with_custom_fields(base, name, fields, module=__name__, doc=doc)
 
 
 Ticket = _with_custom_fields(
@@ -306,5 +306,3 @@ TicketCreateInput = _with_custom_fields(
 TicketUpdateInput = _with_custom_fields(
     zendesk.TicketUpdateInput, "TicketUpdateInput", "The ticket fields to change, with the custom fields."
 )
-
-

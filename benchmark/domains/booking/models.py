@@ -28,6 +28,7 @@ from __future__ import annotations
 from datetime import datetime
 from decimal import Decimal
 from enum import Enum
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -366,42 +367,38 @@ class LookupGroupBooking(BaseModel):
     updated_at: datetime
 
 
-class Ticket(zd.Ticket):
-    """A Zendesk ticket with the booking domain's custom fields."""
-
-    booking_reference: str | None = None
-    hotel_id: str | None = None
-    check_in_date: str | None = None
-    booking_value: float | None = None
-    request_type_detail: RequestTypeDetail | None = None
-    corporate_account_id: str | None = None
-    group_booking_id: str | None = None
-    resolution_action: ResolutionAction | None = None
-    refund_amount: float | None = None
-    escalation_reason: EscalationReason | None = None
-
-
-class TicketCreateInput(zd.TicketCreateInput):
-    booking_reference: str | None = Field(None, description="Booking reference, e.g. BKG-00012345")
-    hotel_id: str | None = Field(None, description="Hotel id, e.g. HTL-00012345")
-    check_in_date: str | None = Field(None, description="Check-in date, ISO 8601")
-    booking_value: float | None = Field(None, description="Value of the booking")
-    request_type_detail: RequestTypeDetail | None = Field(None, description="What the customer asks for")
-    corporate_account_id: str | None = Field(None, description="Corporate account id, e.g. CRP-00012345")
-    group_booking_id: str | None = Field(None, description="Group booking id, e.g. GRP-00012345")
-    resolution_action: ResolutionAction | None = Field(None, description="How the request was resolved")
-    refund_amount: float | None = Field(None, description="Amount refunded to the customer")
-    escalation_reason: EscalationReason | None = Field(None, description="Why the ticket was escalated")
+_CUSTOM_TICKET_FIELDS: tuple[tuple[str, Any, str], ...] = (
+    ("booking_reference", str | None, "Booking reference, e.g. BKG-00012345"),
+    ("hotel_id", str | None, "Hotel id, e.g. HTL-00012345"),
+    ("check_in_date", str | None, "Check-in date, ISO 8601"),
+    ("booking_value", float | None, "Value of the booking"),
+    ("request_type_detail", RequestTypeDetail | None, "What the customer asks for"),
+    ("corporate_account_id", str | None, "Corporate account id, e.g. CRP-00012345"),
+    ("group_booking_id", str | None, "Group booking id, e.g. GRP-00012345"),
+    ("resolution_action", ResolutionAction | None, "How the request was resolved"),
+    ("refund_amount", float | None, "Amount refunded to the customer"),
+    ("escalation_reason", EscalationReason | None, "Why the ticket was escalated"),
+)
 
 
-class TicketUpdateInput(zd.TicketUpdateInput):
-    booking_reference: str | None = Field(None, description="Booking reference, e.g. BKG-00012345")
-    hotel_id: str | None = Field(None, description="Hotel id, e.g. HTL-00012345")
-    check_in_date: str | None = Field(None, description="Check-in date, ISO 8601")
-    booking_value: float | None = Field(None, description="Value of the booking")
-    request_type_detail: RequestTypeDetail | None = Field(None, description="What the customer asks for")
-    corporate_account_id: str | None = Field(None, description="Corporate account id, e.g. CRP-00012345")
-    group_booking_id: str | None = Field(None, description="Group booking id, e.g. GRP-00012345")
-    resolution_action: ResolutionAction | None = Field(None, description="How the request was resolved")
-    refund_amount: float | None = Field(None, description="Amount refunded to the customer")
-    escalation_reason: EscalationReason | None = Field(None, description="Why the ticket was escalated")
+def _custom_fields(*, described: bool) -> dict[str, Any]:
+    """The custom ticket fields (all optional); the payloads' carry their descriptions."""
+    return {
+        name: (annotation, Field(None, description=text) if described else None)
+        for name, annotation, text in _CUSTOM_TICKET_FIELDS
+    }
+
+
+Ticket = zd.with_custom_fields(
+    zd.Ticket,
+    "Ticket",
+    _custom_fields(described=False),
+    module=__name__,
+    doc="A Zendesk ticket with the booking domain's custom fields.",
+)
+TicketCreateInput = zd.with_custom_fields(
+    zd.TicketCreateInput, "TicketCreateInput", _custom_fields(described=True), module=__name__
+)
+TicketUpdateInput = zd.with_custom_fields(
+    zd.TicketUpdateInput, "TicketUpdateInput", _custom_fields(described=True), module=__name__
+)

@@ -16,9 +16,9 @@ id is taken, the call fails with the ticket already written.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import field_validator
+from pydantic import BaseModel, field_validator
 
 from benchmark.domains.consulting.models import AccessType, DeviceType, LicensePool
 from benchmark.domains.zendesk import models as m
@@ -31,58 +31,40 @@ __all__ = [
     "User",
 ]
 
+_M = TypeVar("_M", bound=BaseModel)
+
 
 class ApprovalRequired(StrEnum):
     YES = "yes"
     NO = "no"
 
 
-class Ticket(m.Ticket):
-    engagement_code: str | None = None
-    approval_required: ApprovalRequired | None = None
-    approver_id: str | None = None
-    asset_id: str | None = None
-    catalog_id: str | None = None
-    client_id: str | None = None
-    expense_report_id: str | None = None
-    course_id: str | None = None
-    folder_id: str | None = None
-    device_type: DeviceType | None = None
-    hardware_order_id: str | None = None
-    access_type: AccessType | None = None
-    license_pool: LicensePool | None = None
+_CUSTOM_TICKET_FIELDS: tuple[tuple[str, Any], ...] = (
+    ("engagement_code", str | None),
+    ("approval_required", ApprovalRequired | None),
+    ("approver_id", str | None),
+    ("asset_id", str | None),
+    ("catalog_id", str | None),
+    ("client_id", str | None),
+    ("expense_report_id", str | None),
+    ("course_id", str | None),
+    ("folder_id", str | None),
+    ("device_type", DeviceType | None),
+    ("hardware_order_id", str | None),
+    ("access_type", AccessType | None),
+    ("license_pool", LicensePool | None),
+)
 
 
-class TicketCreateInput(m.TicketCreateInput):
-    engagement_code: str | None = None
-    approval_required: ApprovalRequired | None = None
-    approver_id: str | None = None
-    asset_id: str | None = None
-    catalog_id: str | None = None
-    client_id: str | None = None
-    expense_report_id: str | None = None
-    course_id: str | None = None
-    folder_id: str | None = None
-    device_type: DeviceType | None = None
-    hardware_order_id: str | None = None
-    access_type: AccessType | None = None
-    license_pool: LicensePool | None = None
+def _with_custom_fields(base: type[_M]) -> type[_M]:
+    """``base`` with the thirteen custom ticket fields (all optional) after its own."""
+    fields = {name: (annotation, None) for name, annotation in _CUSTOM_TICKET_FIELDS}
+    return m.with_custom_fields(base, base.__name__, fields, module=__name__)
 
 
-class TicketUpdateInput(m.TicketUpdateInput):
-    engagement_code: str | None = None
-    approval_required: ApprovalRequired | None = None
-    approver_id: str | None = None
-    asset_id: str | None = None
-    catalog_id: str | None = None
-    client_id: str | None = None
-    expense_report_id: str | None = None
-    course_id: str | None = None
-    folder_id: str | None = None
-    device_type: DeviceType | None = None
-    hardware_order_id: str | None = None
-    access_type: AccessType | None = None
-    license_pool: LicensePool | None = None
+Ticket = _with_custom_fields(m.Ticket)
+TicketCreateInput = _with_custom_fields(m.TicketCreateInput)
+TicketUpdateInput = _with_custom_fields(m.TicketUpdateInput)
 
 
 class User(m.User):

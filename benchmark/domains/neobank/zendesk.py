@@ -26,7 +26,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel, Field, create_model
+from pydantic import BaseModel, Field
 
 from benchmark.domains.zendesk import models as m
 
@@ -140,7 +140,7 @@ def _payload(name: str, base: type[BaseModel]) -> type[BaseModel]:
         "customer_impact": (CustomerImpact | None, Field(None, description="Whether customers are affected")),
         "asset_id": (str | None, Field(None, description="Hardware asset id the ticket is about")),
     }
-    return create_model(name, __base__=base, __module__=__name__, **fields)
+    return m.with_custom_fields(base, name, fields, module=__name__)
 
 
 TicketCreateInput = _payload("TicketCreateInput", m.TicketCreateInput)

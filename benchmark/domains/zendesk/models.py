@@ -7,15 +7,17 @@ and ``zendesk_update_item``; their order and fields decide which member
 pydantic's smart-mode union picks for a given dict, and so which fields are
 written, so they follow the reference exactly. Domains with custom ticket
 fields subclass :class:`Ticket`, :class:`TicketCreateInput` and
-:class:`TicketUpdateInput`.
+:class:`TicketUpdateInput`, by hand or with :func:`with_custom_fields`.
 """
 
 # ruff: noqa: UP042 - (str, Enum) as in the reference: it formats as "Class.MEMBER", which messages show
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import Enum
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
 __all__ = [
     "CRUD_TABLES",
@@ -39,7 +41,10 @@ __all__ = [
     "UserCreateInput",
     "UserRole",
     "UserUpdateInput",
+    "with_custom_fields",
 ]
+
+_M = TypeVar("_M", bound=BaseModel)
 
 
 class TableName(str, Enum):
@@ -268,3 +273,14 @@ class CommentUpdateInput(BaseModel):
     author_id: str | None = None
     body: str | None = Field(None, min_length=1)
     public: bool | None = None
+
+
+def with_custom_fields(
+    base: type[_M], name: str, fields: Mapping[str, Any], *, module: str, doc: str | None = None
+) -> type[_M]:
+    """``base`` (a ticket row or payload) subclassed as ``name``: its fields, then the custom ``fields``.
+
+    ``fields`` maps each field name to pydantic's ``(annotation, default or Field(...))``; ``module``
+    and ``doc`` are the new class's ``__module__`` and docstring.
+    """
+    return create_model(name, __base__=base, __module__=module, __doc__=doc, **fields)
