@@ -668,4 +668,18 @@ CASES: tuple[Case, ...] = (
         chain(edit(UPDATE, -1, type="incident", incident_severity="sev4_low", customer_impact="no_impact")),
         "security-compromise-steps",
     ),
+    _case(
+        "hardware-approval-to-director",
+        "test_he_023",
+        edit(APPROVAL, 0, approver_email="lisa.chen@vdb.com"),
+        "approval-hardware-manager",
+    ),
+    _case(
+        "contractor-expiry-past-contract",
+        "test_sa_026",
+        edit(UPDATE, -1, access_expiry_date="2026-12-31T00:00:00Z"),
+        "approval-contractor-expiry",
+    ),
+    _case("revoked-not-regranted", "test_sa_013", drop(PROVISION), "access-revocation"),
+    _case("retired-not-replaced", "test_he_032", drop(ASSIGN), "device-retired-replaced"),
 )

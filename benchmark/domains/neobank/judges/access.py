@@ -22,6 +22,10 @@ For every Okta grant the transaction creates (§3, §10):
   justification for Groups 4–5 unless the department has it by default
   (§2.3, §2.8, §3.1).
 
+``access-revocation`` — access is revoked only to change its level, the
+new grant in the same transaction (removing access is offboarding work,
+not support's, §2.5).
+
 For every dashboard group add (§4): ``dashboard-group`` — it is one of the
 dashboard access groups; ``dashboard-approval`` — another department's
 dashboards need the approval §4.2 names.
@@ -92,8 +96,10 @@ class AccessPolicyJudge:
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects)
+        findings = self._revocations(commit)
+        if not any(w.kind in ("access", "dashboard") for w in commit.work):
+            return Verdict.of(findings)
         links = Links(commit, context.state)
-        findings: list[Finding] = []
         for work in commit.work:
             employee = links.employee(work.employee_id)
             if employee is None:
@@ -103,6 +109,33 @@ class AccessPolicyJudge:
             elif work.kind == "dashboard":
                 findings.extend(self._dashboard(work, employee, context.state))
         return Verdict.of(findings)
+
+    def _revocations(self, commit: Commit) -> list[Finding]:
+        granted = {
+            ((e.after or {}).get("employee_id"), (e.after or {}).get("app_name"))
+            for e in commit.inserted("okta_app_access")
+        }
+        findings = []
+        for effect in commit.updated("okta_app_access"):
+            before, after = effect.before or {}, effect.after or {}
+            if not before.get("is_active") or after.get("is_active"):
+                continue
+            if (after.get("employee_id"), after.get("app_name")) in granted:
+                continue
+            message = (
+                f"okta access {effect.key_text}: {after.get('app_name')} ({after.get('access_level')}) of "
+                f"{after.get('employee_id')} revoked with no new grant of it"
+            )
+            hint = (
+                "allowed: a revocation only to change the access level, the new grant in the same transaction"
+            )
+            evidence = {"key": effect.key_text, "employee_id": str(after.get("employee_id"))}
+            findings.append(
+                Finding(
+                    self.name, Severity.BLOCK, message, hint=hint, rule="access-revocation", evidence=evidence
+                )
+            )
+        return findings
 
     def _finding(self, rule: str, work: Work, message: str, hint: str, **extra: str) -> Finding:
         evidence = {"key": work.effect.key_text, "employee_id": work.employee_id, **extra}

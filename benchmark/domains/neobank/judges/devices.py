@@ -11,6 +11,9 @@ For every device assignment and procurement order the transaction creates (§9):
   of a failed device); otherwise an approved hardware purchase request of
   the employee comes first. "Currently has zero monitors" needs the
   employee's other devices, two lookups away, and is taken as given;
+* ``device-retired-replaced`` — a device is retired as the old one of a
+  replacement: the holder gets a device of its type, from stock or ordered,
+  in the same transaction (§9.6 step 4, §9.8);
 * ``order-lead-time`` — an order's expected delivery is the policy's lead
   time from today: 10 business days for laptops and monitors, 5 for
   accessories (§9.7).
@@ -78,8 +81,10 @@ class DeviceJudge:
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects)
+        findings = self._retirements(commit)
+        if not any(w.kind in ("device", "order") for w in commit.work):
+            return Verdict.of(findings)
         links = Links(commit, context.state)
-        findings: list[Finding] = []
         for work in commit.work:
             if work.kind not in ("device", "order"):
                 continue
@@ -97,6 +102,47 @@ class DeviceJudge:
             if work.kind == "order":
                 findings.extend(self._lead_time(work, device_type))
         return Verdict.of(findings)
+
+    def _retirements(self, commit: Commit) -> list[Finding]:
+        assets = {e.key_text: e.after or {} for e in commit.effects if e.table == "hardware_assets"}
+        replaced = {
+            (
+                str((w.effect.after or {}).get("employee_id")),
+                assets.get(str((w.effect.after or {}).get("asset_id")), {}).get("device_type"),
+            )
+            for w in commit.work
+            if w.kind == "device"
+        } | {
+            (w.employee_id, (w.effect.after or {}).get("device_type"))
+            for w in commit.work
+            if w.kind == "order"
+        }
+        findings = []
+        for closed in commit.updated("asset_assignments"):
+            before, after = closed.before or {}, closed.after or {}
+            if not before.get("is_active") or after.get("is_active"):
+                continue
+            asset = assets.get(str(after.get("asset_id")), {})
+            holder = str(after.get("employee_id"))
+            if asset.get("condition") != "retired" or (holder, asset.get("device_type")) in replaced:
+                continue
+            message = (
+                f"device {after.get('asset_id')} ({asset.get('device_type')}) of {holder} retired with no "
+                "replacement assigned or ordered"
+            )
+            hint = "allowed: retire_device for the old device of a replacement, in the same transaction"
+            evidence = {"key": str(after.get("asset_id")), "employee_id": holder}
+            findings.append(
+                Finding(
+                    self.name,
+                    Severity.BLOCK,
+                    message,
+                    hint=hint,
+                    rule="device-retired-replaced",
+                    evidence=evidence,
+                )
+            )
+        return findings
 
     @staticmethod
     def _device_type(work: Work, state: StateSnapshot) -> str | None:
