@@ -92,44 +92,44 @@ async def billing_get_arrangement_history(ctx: ToolContext, args: AccountArgs) -
         return ArrangementHistoryOut(arrangements_12_months=account["arrangements_12_months"])
 
 
+async def _arrange(ctx: ToolContext, policy_id: str, changes: dict[str, Any]) -> ArrangementOut:
+    """Record one more payment arrangement on the policy's account, with ``changes``."""
+    account = await _account(ctx, policy_id)
+    count = account["arrangements_12_months"] + 1
+    await _change(ctx, account, {**changes, "arrangements_12_months": count})
+    return ArrangementOut(billing_account_id=account["id"], arrangements_12_months=count)
+
+
 @registry.tool(write=True)
 async def billing_grant_extension(ctx: ToolContext, args: ExtensionArgs) -> ArrangementOut:
     """Move the payment due date (an extension arrangement); counts one more arrangement."""
     with reference_errors():
-        account = await _account(ctx, args.policy_id)
-        count = account["arrangements_12_months"] + 1
-        await _change(
+        return await _arrange(
             ctx,
-            account,
+            args.policy_id,
             {
                 "current_due_date": args.new_due_date,
                 "new_due_date": args.new_due_date,
                 "arrangement_type": m.ArrangementType.EXTENSION.value,
-                "arrangements_12_months": count,
                 "installment_count": None,
                 "installment_amount": None,
             },
         )
-        return ArrangementOut(billing_account_id=account["id"], arrangements_12_months=count)
 
 
 @registry.tool(write=True)
 async def billing_create_installment_plan(ctx: ToolContext, args: InstallmentPlanArgs) -> ArrangementOut:
     """Split the past-due balance into installments (an installment plan); counts one more arrangement."""
     with reference_errors():
-        account = await _account(ctx, args.policy_id)
-        count = account["arrangements_12_months"] + 1
-        await _change(
+        return await _arrange(
             ctx,
-            account,
+            args.policy_id,
             {
                 "arrangement_type": m.ArrangementType.INSTALLMENT_PLAN.value,
                 "installment_count": args.installment_count,
                 "installment_amount": args.installment_amount,
-                "arrangements_12_months": count,
             },
         )
-        return ArrangementOut(billing_account_id=account["id"], arrangements_12_months=count)
 
 
 @registry.tool(write=True, idempotent=True)
