@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import new_id, reference_errors, row_of
+from benchmark.domains.consulting.common import append_row, reference_errors
 from benchmark.domains.consulting.schema import registry, sql
 from guard.tools import ToolContext
 
@@ -52,11 +52,11 @@ async def approval_create_request(
 ) -> CreatedOut:
     """Open an approval request (status pending) routed to the approver; returns its id."""
     with reference_errors("create approval request"):
-        table = sql["approval_approval_requests"]
-        existing = await store.all_rows(ctx.conn, table)
-        row = row_of(
+        row = await append_row(
+            ctx,
+            "approval_approval_requests",
+            "APR-2",
             m.ApprovalRequest,
-            id=new_id((r["id"] for r in existing), "APR-2"),
             request_type=request_type,
             requester_email=requester_email,
             approver_email=approver_email,
@@ -64,7 +64,6 @@ async def approval_create_request(
             engagement_code=engagement_code,
             status=m.ApprovalRequestStatus.PENDING,
         )
-        await store.insert_row(ctx.conn, table, row)
         return CreatedOut(approval_id=row["id"])
 
 

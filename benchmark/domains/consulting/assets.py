@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import new_id, reference_errors, require, row_of
+from benchmark.domains.consulting.common import append_row, reference_errors, require
 from benchmark.domains.consulting.schema import registry, sql
 from guard.errors import NotFound, PreconditionFailed
 from guard.tools import ToolContext
@@ -150,16 +150,15 @@ async def asset_management_api(
         if action is AssetManagementAction.ASSIGN_DEVICE:
             require(email, "email")
             device = await _device(ctx, asset_id)
-            assignments = sql["asset_management_device_assignments"]
-            existing = await store.all_rows(ctx.conn, assignments)
-            row = row_of(
+            await append_row(
+                ctx,
+                "asset_management_device_assignments",
+                "ASMT-2",
                 m.DeviceAssignment,
-                id=new_id((r["id"] for r in existing), "ASMT-2"),
                 asset_id=device["id"],
                 employee_email=email,
                 returned_at=None,
             )
-            await store.insert_row(ctx.conn, assignments, row)
             await _set_status(ctx, device, m.InventoryStatus.ASSIGNED)
             return AssetManagementOut(success=True)
         await _set_status(ctx, await _device(ctx, asset_id), m.InventoryStatus.RETIRED)

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import new_id, reference_errors, require, row_of
+from benchmark.domains.consulting.common import append_row, reference_errors, require
 from benchmark.domains.consulting.schema import registry, sql
 from guard.errors import NotFound
 from guard.tools import ToolContext
@@ -68,14 +68,13 @@ async def box_api(
         require(folder_id, "folder_id")
         require(permission_level, "permission_level")
         folder = await _folder(ctx, folder_id)
-        table = sql["box_folder_access_logs"]
-        existing = await store.all_rows(ctx.conn, table)
-        row = row_of(
+        await append_row(
+            ctx,
+            "box_folder_access_logs",
+            "FAL-2",
             m.FolderAccessLog,
-            id=new_id((r["id"] for r in existing), "FAL-2"),
             folder_id=folder["id"],
             employee_email=email,
             permission_level=permission_level,
         )
-        await store.insert_row(ctx.conn, table, row)
         return BoxOut(success=True)

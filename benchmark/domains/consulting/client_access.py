@@ -18,7 +18,13 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import VPN_REVOKED_AT, iso, new_id, reference_errors, require, row_of
+from benchmark.domains.consulting.common import (
+    VPN_REVOKED_AT,
+    append_row,
+    iso,
+    reference_errors,
+    require,
+)
 from benchmark.domains.consulting.schema import registry, sql
 from guard.errors import NotFound
 from guard.tools import ToolContext
@@ -59,16 +65,15 @@ class ClientAccessOut(BaseModel):
 
 async def _provision_vpn(ctx: ToolContext, email: str | None, client_id: str | None) -> ClientAccessOut:
     require(email, "email")
-    table = sql["client_access_vpn_access"]
-    existing = await store.all_rows(ctx.conn, table)
-    row = row_of(
+    await append_row(
+        ctx,
+        "client_access_vpn_access",
+        "VPN-2",
         m.VpnAccess,
-        id=new_id((r["id"] for r in existing), "VPN-2"),
         employee_email=email,
         client_id=client_id,
         revoked_at=None,
     )
-    await store.insert_row(ctx.conn, table, row)
     return ClientAccessOut(success=True)
 
 
@@ -100,18 +105,17 @@ async def _provision_system(
     require(client_id, "client_id")
     require(system_name, "system_name")
     require(access_type, "access_type")
-    table = sql["client_access_client_system_access"]
-    existing = await store.all_rows(ctx.conn, table)
-    row = row_of(
+    await append_row(
+        ctx,
+        "client_access_client_system_access",
+        "CSA-2",
         m.ClientSystemAccess,
-        id=new_id((r["id"] for r in existing), "CSA-2"),
         employee_email=email,
         client_id=client_id,
         system_name=system_name,
         access_type=access_type,
         revoked_at=None,
     )
-    await store.insert_row(ctx.conn, table, row)
     return ClientAccessOut(success=True)
 
 

@@ -1,26 +1,29 @@
 """What the consulting tools share: frozen clocks, new ids, datetime text, the reference's errors.
 
 New ids of the consulting systems take the first unused
-``<PREFIX>-{n:06d}`` for n = 0, 1, … (``APR-2-000000`` first). The only
+``<PREFIX>-{n:06d}`` for n = 0, 1, … (``APR-2-000000`` first; :func:`append_row`). The only
 consulting write that stamps a time is ``client_access_api`` ``revoke_vpn``
 (:data:`VPN_REVOKED_AT`); Zendesk stamps its own (:mod:`.zendesk`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+from pydantic import BaseModel
+
+from benchmark.domains import store
+from benchmark.domains.consulting.schema import sql
 from benchmark.domains.reference import iso, reference_errors, row_of
-from benchmark.domains.store import first_unused
 from guard.errors import InvalidArguments
+from guard.tools import ToolContext
 
 __all__ = [
     "SCENARIO_NOW",
     "VPN_REVOKED_AT",
+    "append_row",
     "iso",
-    "new_id",
     "reference_errors",
     "require",
     "row_of",
@@ -35,9 +38,17 @@ VPN_REVOKED_AT = "2025-10-01T00:00:00Z"
 _T = TypeVar("_T")
 
 
-def new_id(existing: Iterable[Any], prefix: str) -> str:
-    """The first ``<prefix>-{n:06d}`` (n = 0, 1, …) not among ``existing``."""
-    return first_unused(existing, prefix + "-{:06d}", 0)
+async def append_row(
+    ctx: ToolContext, table: str, prefix: str, model: type[BaseModel], /, **fields: Any
+) -> dict[str, Any]:
+    """Append a new row of ``table``, built by ``model``, with the first unused id ``<prefix>-{n:06d}``.
+
+    Returns the stored row.
+    """
+    existing = await store.all_rows(ctx.conn, sql[table])
+    row = row_of(model, id=store.first_unused((r["id"] for r in existing), prefix + "-{:06d}", 0), **fields)
+    await store.insert_row(ctx.conn, sql[table], row)
+    return row
 
 
 def require(value: _T | None, name: str) -> _T:

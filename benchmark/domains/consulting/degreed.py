@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import iso, new_id, reference_errors, require, row_of
+from benchmark.domains.consulting.common import append_row, iso, reference_errors, require
 from benchmark.domains.consulting.schema import registry, sql
 from guard.errors import NotFound
 from guard.tools import ToolContext
@@ -109,16 +109,15 @@ async def _available_seats(ctx: ToolContext, course_id: str | None) -> DegreedOu
 async def _enroll(ctx: ToolContext, email: str | None, course_id: str | None) -> DegreedOut:
     require(email, "email")
     course = await _course(ctx, course_id)
-    table = sql["degreed_training_enrollments"]
-    existing = await store.all_rows(ctx.conn, table)
-    row = row_of(
+    await append_row(
+        ctx,
+        "degreed_training_enrollments",
+        "ENR-2",
         m.TrainingEnrollment,
-        id=new_id((r["id"] for r in existing), "ENR-2"),
         employee_email=email,
         course_id=course["id"],
         completion_date=None,
     )
-    await store.insert_row(ctx.conn, table, row)
     return DegreedOut(success=True)
 
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import new_id, reference_errors, require, row_of
+from benchmark.domains.consulting.common import append_row, reference_errors, require
 from benchmark.domains.consulting.schema import registry, sql
 from guard.errors import NotFound
 from guard.tools import ToolContext
@@ -79,18 +79,17 @@ async def license_management_api(
         if action is LicenseManagementAction.ALLOCATE:
             require(email, "email")
             require(pool_type, "pool_type")
-            allocations = sql["license_management_license_allocation"]
-            existing = await store.all_rows(ctx.conn, allocations)
-            row = row_of(
+            await append_row(
+                ctx,
+                "license_management_license_allocation",
+                "LIC-2",
                 m.LicenseAllocation,
-                id=new_id((r["id"] for r in existing), "LIC-2"),
                 catalog_id=catalog_id,
                 employee_email=email,
                 engagement_code=engagement_code,
                 pool_type=pool_type,
                 deallocated_at=None,
             )
-            await store.insert_row(ctx.conn, allocations, row)
             return LicenseManagementOut(success=True)
         software = await store.first_row(ctx.conn, sql["software_catalog_software_catalog"], id=catalog_id)
         if software is None:

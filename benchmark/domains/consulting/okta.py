@@ -11,10 +11,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from benchmark.domains import store
 from benchmark.domains.consulting import models as m
-from benchmark.domains.consulting.common import new_id, reference_errors, row_of
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.common import append_row, reference_errors
+from benchmark.domains.consulting.schema import registry
 from guard.tools import ToolContext
 
 __all__: list[str] = []
@@ -36,14 +35,13 @@ async def okta_provision_access(
 ) -> SuccessOut:
     """Grant an employee access to an application through single sign-on (after its license is allocated)."""
     with reference_errors("provision access"):
-        table = sql["okta_application_access_logs"]
-        existing = await store.all_rows(ctx.conn, table)
-        row = row_of(
+        await append_row(
+            ctx,
+            "okta_application_access_logs",
+            "AAL-2",
             m.ApplicationAccessLog,
-            id=new_id((r["id"] for r in existing), "AAL-2"),
             employee_email=email,
             app_name=app_name,
             access_type=access_type or m.AccessType.FULL_ACCESS,
         )
-        await store.insert_row(ctx.conn, table, row)
         return SuccessOut(success=True)
