@@ -378,6 +378,15 @@ WRONG: dict[str, Wrong] = {
         "modification-hotel-confirmation",
         ("BKG-10433218", "2 h before check-in", "standard-tier customer", "before the hotel confirms"),
     ),
+    "room changed to one that is not available": Wrong(
+        "bmd_023",
+        chain(
+            add(MODIFY, _modify("BKG-12419049", room_type="deluxe_room"), before=UPDATE),
+            change_item(CREATE, resolution_action="modification-completed"),
+        ),
+        "modification-availability",
+        ("BKG-12419049", "deluxe_room", "HTL-84739201", "0 available", "allowed: a room and board free"),
+    ),
     "large group changed without the hotel": Wrong(
         "gbm_012",
         chain(drop(ESCALATE), add(MODIFY, _modify("BKG-70001001", room_type="deluxe_room"), before=UPDATE)),
@@ -589,6 +598,17 @@ WRONG: dict[str, Wrong] = {
             "allowed: information-provided",
         ),
     ),
+    "booking changed on a hotel's word": Wrong(
+        "hdr_001",
+        add(MODIFY, _modify("BKG-74074821", check_in_date="2025-10-08T15:00:00Z"), before=UPDATE),
+        "ticket-hotel-partner-correction",
+        (
+            "ticket 13",
+            "check_in_date change of BKG-74074821",
+            "hotel partner",
+            "escalation_reason system-error",
+        ),
+    ),
     "escalated but solved": Wrong(
         "psc_016",
         change_item(UPDATE, -1, status="solved", resolution_action="information-provided"),
@@ -750,6 +770,32 @@ WARNED: dict[str, Wrong] = {
         "ticket-created-open",
         ("a ticket was created with status 'hold'", "allowed: open at creation"),
         why="creation cannot be redone inside the transaction; the ticket's final status is right",
+    ),
+    "second ticket for the same request": Wrong(
+        "hpv_001",
+        add(
+            CREATE,
+            {
+                "table": "tickets",
+                "item": {
+                    "subject": "Booking verification - BKG-50643171",
+                    "description": "Verification request from the hotel front desk.",
+                    "status": "pending",
+                    "priority": "low",
+                    "type": "question",
+                    "requester_id": "USR-10000007",
+                    "assignee_id": "AG-83945",
+                    "tags": ["hotel-partner"],
+                    "booking_reference": "BKG-50643171",
+                    "hotel_id": "HTL-37735158",
+                    "booking_value": 675.0,
+                    "request_type_detail": "other",
+                },
+            },
+        ),
+        "ticket-duplicate-open",
+        ("ticket 13", "created for other on BKG-50643171", '["14"]', "allowed: the existing ticket"),
+        why="two tickets for one request; which one to keep is for the agent (or a person) to say",
     ),
     "ticket on hold with an outcome": Wrong(
         "cbm_006",

@@ -49,7 +49,10 @@ def test_the_domain_hands_the_gate_its_rule_pack_and_python_judges(booking: Doma
     assert isinstance(pack, RulePack)
     assert len(pack.rules) >= 30
     assert all(rule.hint is not None for rule in pack.rules)
-    assert {rule.id for rule in pack.rules if rule.severity is Severity.WARN} == {"ticket-hold-unresolved"}
+    assert {rule.id for rule in pack.rules if rule.severity is Severity.WARN} == {
+        "ticket-hold-unresolved",
+        "ticket-duplicate-open",
+    }
 
 
 async def test_all_104_goldens_commit_at_once_without_a_finding(

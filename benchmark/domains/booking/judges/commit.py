@@ -196,6 +196,16 @@ class Commit:
         except KeyError:
             return ()
 
+    def inventory(self, booking: Row) -> tuple[Row, ...]:
+        """The hotel's nightly inventory of the booking's room and board type."""
+        where = {k: booking.get(k) for k in ("hotel_id", "room_type", "board_type")}
+        if any(value in (None, "") for value in where.values()):
+            return ()
+        try:
+            return self.state.rows(_query("hotel_inventory", **where))
+        except KeyError:
+            return ()
+
     def requester(self, ticket: Effect) -> Row | None:
         return _first(self.state, "zendesk_users", id=ticket.row.get("requester_id"))
 
@@ -311,6 +321,13 @@ def commit_queries(effects: Iterable[Effect]) -> list[Query]:
             want("corporate_accounts", corporate_account_id=row.get("corporate_account_id"))
             want("group_bookings", group_booking_id=row.get("group_booking_id"))
             want("bookings", group_booking_id=row.get("group_booking_id"))
+            if set(PRICED) & set(effect.changed_fields):
+                want(
+                    "hotel_inventory",
+                    hotel_id=row.get("hotel_id"),
+                    room_type=row.get("room_type"),
+                    board_type=row.get("board_type"),
+                )
         elif effect.table == "transactions":
             want("bookings", booking_reference=row.get("booking_reference"))
             want("customer_profiles", customer_id=row.get("customer_id"))

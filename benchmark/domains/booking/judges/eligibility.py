@@ -1,8 +1,11 @@
 """Whether a booking could be modified in this commit at all, or needed the hotel or a manager first.
 
-Rules (judge ``booking_eligibility``), for each booking whose dates, room,
-board or guests the commit changed:
+Rules (judge ``booking_eligibility``), for each confirmed booking whose
+dates, room, board or guests the commit changed:
 
+* ``modification-availability`` — the requested room and board are free for
+  every night of the new stay, for all the rooms moved there (4.1.2:
+  "Requested room/date combination is available at hotel");
 * ``modification-budget-same-day`` — a budget hotel takes no modification
   under 24 hours before check-in, whatever the customer's or account's tier
   (4.1.2, 4.1.5: "must cancel and rebook");
@@ -23,11 +26,11 @@ ticket: it was on hold, or carried an escalation reason, before this commit.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
-from benchmark.domains.booking.judges.commit import BookingChange, Commit, commit_queries
+from benchmark.domains.booking.judges.commit import PRICED, BookingChange, Commit, Row, commit_queries
 from benchmark.domains.booking.judges.findings import finding
-from benchmark.domains.booking.judges.policy import group_needs_hotel, same_day_needs_hotel
+from benchmark.domains.booking.judges.policy import group_needs_hotel, parse_moment, same_day_needs_hotel
 from judges import CommitContext, Effect, Finding, Query, Verdict
 
 __all__ = ["EligibilityJudge"]
@@ -49,6 +52,7 @@ class EligibilityJudge:
         now = self._now()
         findings: list[Finding] = []
         reported: set[tuple[str, str]] = set()
+        findings.extend(self._availability(commit))
         for change in commit.bookings:
             if change.cancelled:
                 continue
@@ -130,6 +134,44 @@ class EligibilityJudge:
             ]
         return []
 
+    def _availability(self, commit: Commit) -> list[Finding]:
+        """Every night of a re-dated or re-roomed stay has the room and board free, for all rooms moved."""
+        moved: dict[tuple[str, str, str, date], list[BookingChange]] = {}
+        for change in commit.bookings:
+            if not change.modified or not set(PRICED) & set(change.fields):
+                continue
+            after = change.after
+            for night in _nights(after):
+                key = (
+                    str(after.get("hotel_id")),
+                    str(after.get("room_type")),
+                    str(after.get("board_type")),
+                    night,
+                )
+                moved.setdefault(key, []).append(change)
+        findings: list[Finding] = []
+        reported: set[str] = set()
+        for (hotel, room, board, night), changes in moved.items():
+            free = {
+                moment.date(): int(row.get("available_count") or 0)
+                for row in commit.inventory(changes[0].after)
+                if (moment := parse_moment(row.get("date"))) is not None
+            }.get(night, 0)
+            if free >= len(changes) or changes[0].reference in reported:
+                continue
+            reported.add(changes[0].reference)
+            findings.append(
+                self._finding(
+                    "modification-availability",
+                    f"booking {changes[0].reference}: {room}, {board} at {hotel} on {night.isoformat()} for "
+                    f"{len(changes)} room(s), {free} available",
+                    "allowed: a room and board free for every night of the stay (otherwise "
+                    "policy-applied-no-action)",
+                    changes[0],
+                )
+            )
+        return findings
+
     def _earlier_clearance(self, commit: Commit, change: BookingChange) -> bool:
         for ticket in commit.tickets_for(change.after):
             before = ticket.before or {}
@@ -139,3 +181,13 @@ class EligibilityJudge:
 
     def _finding(self, rule: str, message: str, hint: str, change: BookingChange) -> Finding:
         return finding(self.name, rule, message, hint, change.effect, [change.reference])
+
+
+def _nights(booking: Row) -> list[date]:
+    """The calendar nights of a stay, check-in date up to (not including) check-out date."""
+    check_in = parse_moment(booking.get("check_in_date"))
+    check_out = parse_moment(booking.get("check_out_date"))
+    if check_in is None or check_out is None:
+        return []
+    first, last = check_in.date(), check_out.date()
+    return [first + timedelta(days=n) for n in range((last - first).days)]

@@ -27,6 +27,9 @@ record the outcome. Rules (judge ``booking_tickets``):
   information-provided has a dispute (or other work) behind it;
 * ``ticket-created-open`` (a warning: creation cannot be redone) — "You
   must always set status to open when you create a new ticket";
+* ``ticket-hotel-partner-correction`` — a booking is corrected on a hotel
+  partner's report only for a confirmed system error (4.8.2: "StayBridge
+  booking data is authoritative"; the ticket records ``system-error``);
 * ``ticket-escalation`` — a hotel escalation leaves the customer's ticket on
   ``hold`` with the escalation's reason; a ticket given a hotel escalation
   reason has an escalation behind it ("Do NOT create a separate Zendesk
@@ -247,7 +250,11 @@ class TicketOutcomeJudge:
                 allowed_requests.add("add-special-request")
             if "hotel-partner" in (ticket.row.get("tags") or ()):
                 allowed_requests.add("other")
-            allowed_resolutions = {"modification-completed"}
+                allowed_resolutions = {"modification-completed", "information-provided"}
+                if ticket.row.get("escalation_reason") != "system-error":
+                    return [self._partner_correction(ticket, work, modified)]
+            else:
+                allowed_resolutions = {"modification-completed"}
         elif disputes := commit.payments_of(ticket, "dispute"):
             work = "dispute " + ", ".join(d.key_text for d in disputes)
             allowed_requests = {"billing-inquiry"}
@@ -308,6 +315,18 @@ class TicketOutcomeJudge:
                 )
             )
         return findings
+
+    def _partner_correction(self, ticket: Effect, work: str, modified: list[BookingChange]) -> Finding:
+        return finding(
+            self.name,
+            "ticket-hotel-partner-correction",
+            f"ticket {ticket.key_text}: {work} on a hotel partner's report, escalation_reason "
+            f"{ticket.row.get('escalation_reason')}",
+            "allowed: StayBridge data kept as booked unless a system error is confirmed "
+            "(escalation_reason system-error)",
+            ticket,
+            [c.reference for c in modified],
+        )
 
     def _outcome_finding(self, ticket: Effect, detail: str, allowed: set[str]) -> Finding:
         return finding(
