@@ -3,7 +3,8 @@
 :func:`ok` and :func:`refused` call a tool that must succeed or fail;
 :func:`assert_invalid` and :func:`assert_refused` check a failure against the
 reference's message and that the world did not change; :func:`error_reply`
-is what the agent reads of a failure.
+is what the agent reads of a failure; :func:`violation` is the row the
+hidden ticket-status audit adds.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ __all__ = [
     "ok",
     "refused",
     "rows",
+    "violation",
 ]
 
 
@@ -59,3 +61,13 @@ async def error_reply(world: World, tool: str, arguments: dict[str, Any]) -> tup
     """What the agent reads when the call fails (the domain's error text), and the error's class."""
     outcome = await world.call(tool, arguments)
     return outcome.text(tool, world.domain.registry.error_text), outcome.error_class
+
+
+def violation(number: int, ticket_id: str, status: str) -> dict[str, str]:
+    """The audit row ``VIOLATION-<number>``: ticket ``ticket_id`` was created with ``status``, not open."""
+    return {
+        "id": f"VIOLATION-{number}",
+        "ticket_id": ticket_id,
+        "created_status": status,
+        "created_at": "2025-10-01T13:00:05Z",
+    }

@@ -6,7 +6,7 @@ from typing import Any
 
 from benchmark.world import World
 from tests.benchmark.auto_insurance.conftest import OpenWorld
-from tests.benchmark.helpers import ok, refused, rows
+from tests.benchmark.helpers import ok, refused, rows, violation
 
 TICKET: dict[str, Any] = {
     "subject": "Payment extension",
@@ -73,18 +73,8 @@ async def test_any_other_status_on_create_is_recorded_as_a_violation(maria: Worl
     await _create(maria, status="open")
     violations = await rows(maria, "zendesk_ticket_status_violations")
     assert violations[-2:] == [
-        {
-            "id": "VIOLATION-6",
-            "ticket_id": "6",
-            "created_status": "new",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
-        {
-            "id": "VIOLATION-7",
-            "ticket_id": "7",
-            "created_status": "pending",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
+        violation(6, "6", "new"),
+        violation(7, "7", "pending"),
     ]
     await ok(maria, "zendesk_update_item", {"table": "tickets", "id": "7", "item": {"status": "open"}})
     assert len(await rows(maria, "zendesk_ticket_status_violations")) == 7

@@ -10,9 +10,19 @@ import pytest
 from benchmark.dataset import Task
 from tests.benchmark.domain_fixtures import OpenWorld, domain_fixtures, world_fixture
 
-__all__ = ["BOOKING", "OpenBookingWorld"]
+__all__ = ["BOOKING", "STAY", "OpenBookingWorld"]
 
 BOOKING = "external_booking_v1"
+
+STAY = {
+    "check_in_date": "2025-12-15T15:00:00Z",
+    "check_out_date": "2025-12-18T11:00:00Z",
+    "room_type": "deluxe_room",
+    "board_type": "with_breakfast",
+    "adults_count": 2,
+    "children_count": 0,
+}
+"""A stay's dates, room, board and guests, as the availability and search tools take them."""
 
 OpenBookingWorld = OpenWorld
 

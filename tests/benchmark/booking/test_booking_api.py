@@ -11,17 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark.world import World
-from tests.benchmark.booking.conftest import OpenBookingWorld
+from tests.benchmark.booking.conftest import STAY, OpenBookingWorld
 from tests.benchmark.helpers import ok, refused, rows
 
-STAY = {
-    "check_in_date": "2025-12-15T15:00:00Z",
-    "check_out_date": "2025-12-18T11:00:00Z",
-    "room_type": "deluxe_room",
-    "board_type": "with_breakfast",
-    "adults_count": 2,
-    "children_count": 0,
-}
 NIGHT = {
     "hotel_id": "HTL-00012345",
     "room_type": "deluxe_room",

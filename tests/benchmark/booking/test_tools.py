@@ -6,18 +6,10 @@ Worlds here hold only the domain's seed rows; a refused call changes nothing.
 from __future__ import annotations
 
 from benchmark.world import World
-from tests.benchmark.booking.conftest import BOOKING
+from tests.benchmark.booking.conftest import BOOKING, STAY
 from tests.benchmark.helpers import error_reply
 from tests.benchmark.tool_cases import Case, tool_case_tests
 
-STAY = {
-    "check_in_date": "2025-12-15T15:00:00Z",
-    "check_out_date": "2025-12-18T11:00:00Z",
-    "room_type": "deluxe_room",
-    "board_type": "with_breakfast",
-    "adults_count": 2,
-    "children_count": 0,
-}
 ESCALATION = {
     "hotel_id": "HTL-00012345",
     "booking_reference": "BKG-00012345",

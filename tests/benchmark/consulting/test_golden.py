@@ -14,7 +14,7 @@ import pytest
 from benchmark.dataset import Task, load_task
 from benchmark.domains import Domain
 from tests.benchmark.consulting.conftest import CONSULTING, OpenWorld
-from tests.benchmark.helpers import ok, rows
+from tests.benchmark.helpers import ok, rows, violation
 from tests.benchmark.regrade import Edit, add, change, change_item, drop, regrade
 
 SEED_TABLES = (
@@ -78,12 +78,7 @@ WRONG: list[tuple[str, str, Edit, list[tuple[str, Any, Any]]]] = [
         [
             (
                 "zendesk_ticket_status_violations[VIOLATION-6]",
-                {
-                    "id": "VIOLATION-6",
-                    "ticket_id": "6",
-                    "created_status": "new",
-                    "created_at": "2025-10-01T13:00:05Z",
-                },
+                violation(6, "6", "new"),
                 None,
             )
         ],

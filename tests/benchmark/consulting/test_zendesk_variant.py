@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from benchmark.world import World
 from tests.benchmark.consulting.conftest import OpenWorld
-from tests.benchmark.helpers import ok, refused, rows
+from tests.benchmark.helpers import ok, refused, rows, violation
 
 CUSTOM_FIELDS = (
     "engagement_code",
@@ -84,18 +84,8 @@ async def test_tickets_not_created_open_are_recorded_as_violations(seeded: World
     violations = await rows(seeded, VIOLATIONS)
     assert [v["id"] for v in violations] == [f"VIOLATION-{n}" for n in range(1, 8)]
     assert violations[5:] == [
-        {
-            "id": "VIOLATION-6",
-            "ticket_id": "7",
-            "created_status": "new",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
-        {
-            "id": "VIOLATION-7",
-            "ticket_id": "8",
-            "created_status": "pending",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
+        violation(6, "7", "new"),
+        violation(7, "8", "pending"),
     ]
 
 

@@ -16,7 +16,7 @@ from benchmark.dataset import Scenario, Task, load_task
 from benchmark.domains import Domain
 from benchmark.world import golden, grade, replay
 from judges.canonical import canonical_state, state_hash
-from tests.benchmark.helpers import ok, rows
+from tests.benchmark.helpers import ok, rows, violation
 from tests.benchmark.neobank.conftest import MAIN, NEOBANK, OpenWorld
 from tests.benchmark.regrade import Edit, add, chain, change, change_item, drop, regrade
 
@@ -184,12 +184,7 @@ WRONG: list[tuple[Callable[[Path], Task], str, Edit, list[tuple[str, Any, Any]]]
         [
             (
                 "zendesk_ticket_status_violations[VIOLATION-6]",
-                {
-                    "id": "VIOLATION-6",
-                    "ticket_id": "6",
-                    "created_status": "new",
-                    "created_at": "2025-10-01T13:00:05Z",
-                },
+                violation(6, "6", "new"),
                 None,
             )
         ],

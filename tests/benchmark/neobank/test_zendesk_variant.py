@@ -6,7 +6,7 @@ from typing import Any
 
 from benchmark.domains import Domain
 from benchmark.world import World
-from tests.benchmark.helpers import ok, refused, rows
+from tests.benchmark.helpers import ok, refused, rows, violation
 from tests.benchmark.neobank.conftest import OpenWorld
 
 CUSTOM = {
@@ -123,18 +123,8 @@ async def test_a_ticket_created_other_than_open_is_audited(seeded: World) -> Non
     await ok(seeded, "zendesk_update_item", {"table": "tickets", "id": "7", "item": {"status": "open"}})
     violations = await rows(seeded, "zendesk_ticket_status_violations")
     assert violations[5:] == [
-        {
-            "id": "VIOLATION-6",
-            "ticket_id": "7",
-            "created_status": "new",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
-        {
-            "id": "VIOLATION-7",
-            "ticket_id": "8",
-            "created_status": "solved",
-            "created_at": "2025-10-01T13:00:05Z",
-        },
+        violation(6, "7", "new"),
+        violation(7, "8", "solved"),
     ]
 
 
