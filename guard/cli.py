@@ -256,6 +256,9 @@ def transactions_show(
             )
         for e in commit.effects:
             console.print(f"   ~ {e['kind']} {e['table']}/{e['key']}: {', '.join(e['changed_fields'])}")
+        for w in commit.dispatch or []:
+            error = f": {w.get('error_class') or 'error'}: {w['error']}" if w.get("error") else ""
+            console.print(f"   > #{w['seq']} {w['tool']} {w['status']} ({w['attempts']} attempt(s)){error}")
 
 
 def _plug_in(target: typer.Typer) -> None:

@@ -315,7 +315,7 @@ class TransactionManager:
                 lambda: live.session.call(spec, arguments),
                 policy=self._policy,
                 classify=self._classify,
-                retryable=lambda error_class: self._retryable(error_class, spec.reversible, spec.idempotent),
+                retryable=lambda error_class: self._retryable(error_class, spec.repeat_safe, spec.idempotent),
                 sleep=self._sleep,
             )
             outcome = retried.outcome

@@ -123,9 +123,9 @@ class ToolSpec:
     Arguments are checked by ``input_model`` (a pydantic model, derived from a
     function's signature) or, for a tool described only by a JSON schema (an
     upstream MCP server's), by ``check``; such a tool's function receives them
-    as one ``dict``. ``reversible`` says a failed attempt leaves no trace (its
-    savepoint or outbox entry is undone), so that repeating it after an
-    ambiguous failure is safe.
+    as one ``dict``. ``repeat_safe`` says a repeat after an ambiguous failure
+    cannot apply the call twice: the failed attempt left no trace (its
+    savepoint or outbox entry was undone), or the upstream dedupes it by key.
     """
 
     name: str
@@ -140,7 +140,7 @@ class ToolSpec:
     title: str | None = None
     model_param: str | None = None
     check: ArgumentsCheck | None = None
-    reversible: bool = True
+    repeat_safe: bool = True
 
     def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel | dict[str, Any]:
         """The arguments parsed against the input schema; :class:`InvalidArguments` if they do not fit."""

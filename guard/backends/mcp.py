@@ -169,10 +169,10 @@ class McpSession:
     async def commit(self) -> UpstreamReport | None:
         """Seal the outbox entries (the commit is decided and durable), then dispatch them in order."""
         backend = self._backend
-        if not await backend.outbox.entries(self._id):
-            return None
-        now = backend.clock.now()
         try:
+            if not await backend.outbox.entries(self._id):
+                return None
+            now = backend.clock.now()
             await backend.outbox.seal(self._id, backend.instance, now, now + backend.lease)
         except Exception:
             await self.rollback()

@@ -150,7 +150,7 @@ def tool_spec(tool: UpstreamTool, policy: ToolPolicy) -> ToolSpec:
         destructive=policy.destructive,
         title=tool.title,
         check=JsonSchemaArguments(tool.input_schema, tool=tool.name),
-        reversible=policy.mode != "passthrough",
+        repeat_safe=policy.mode != "passthrough" or policy.safe_to_repeat,
     )
 
 

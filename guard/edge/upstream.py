@@ -99,10 +99,12 @@ class ClientUpstream:
                 )
                 target = streamable_http_client(target, http_client=http)
             client = Client(target, read_timeout_seconds=self._timeout_s, cache=None)
-            self._client = await stack.enter_async_context(client)
-            ready.set()
-            await self._stop.wait()
-        self._client = None
+            try:
+                self._client = await stack.enter_async_context(client)
+                ready.set()
+                await self._stop.wait()
+            finally:
+                self._client = None
 
     async def start(self) -> None:
         ready = asyncio.Event()

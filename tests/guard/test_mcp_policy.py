@@ -10,13 +10,16 @@ import pytest
 
 from guard.backends.policy import build_arguments, classify_tool, resolve_policies
 from guard.backends.upstream import UpstreamTool
+from guard.clock import FixedClock
 from guard.errors import ConfigError, InvalidArguments
+from guard.execute import execute
 from guard.outbox import EntryStatus, MemoryOutbox, Outbox, OutboxEntry, advance
 from guard.schema import JsonSchemaArguments
 from guard.settings import McpSettings, McpToolSettings, load_settings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
 from guard.store.outbox import SqlOutbox
+from guard.tools import ToolContext, ToolSpec
 
 SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
 AT = datetime(2025, 10, 1, 13, tzinfo=UTC)
@@ -122,6 +125,19 @@ def test_the_upstream_schema_checks_arguments() -> None:
         check({})
     with pytest.raises(ConfigError, match="tool t: its input schema is not valid JSON Schema"):
         JsonSchemaArguments({"type": "nonsense"}, tool="t")
+
+
+async def test_a_tool_checked_by_a_json_schema_runs_with_its_arguments_as_one_dict() -> None:
+    async def echo(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
+        return {"got": arguments}
+
+    check = JsonSchemaArguments(SCHEMA, tool="echo")
+    spec = ToolSpec("echo", "", echo, None, SCHEMA, None, False, True, False, check=check)
+    ctx = ToolContext(conn=None, clock=FixedClock(), tool="echo")  # type: ignore[arg-type]
+    assert (await execute(spec, ctx, {"id": "a"})).value == {"got": {"id": "a"}}
+    refused = await execute(spec, ctx, {"id": 3})
+    assert refused.error_class == "invalid_arguments"
+    assert refused.text("echo") == "Input validation failed: id: 3 is not of type 'string'"
 
 
 def entry(key: str, seq: int, status: EntryStatus = EntryStatus.HELD, transaction: str = "x") -> OutboxEntry:

@@ -82,6 +82,25 @@ async def test_guard_serve_stdio_in_front_of_a_stdio_upstream(tmp_path: Path) ->
         second = body(await agent.call_tool("guard_commit", {"summary": "nothing"}))
         assert second["transaction"] != committed["transaction"]
     assert len(journal(shop_journal)) == 2
+    shown = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "guard",
+            "transactions",
+            "show",
+            committed["transaction"],
+            "--config",
+            str(config),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "> #1 create_order applied (1 attempt(s))" in shown.stdout
+    assert "> #2 add_note applied (1 attempt(s))" in shown.stdout
 
 
 class _Headers:
