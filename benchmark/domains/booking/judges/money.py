@@ -226,7 +226,7 @@ class MoneyJudge:
         tickets = commit.tickets_for(booking, reference)
         if not tickets:
             return findings  # booking_tickets reports the undocumented refund
-        total = -case.net - sum(money(c.row.get("amount")) for c in case.charges)
+        total = sum(money(r.row.get("amount")) for r in case.refunds)
         if any(t.row.get("request_type_detail") == "post-stay-issue" for t in tickets):
             findings.extend(self._compensation(commit, case, booking, total, now))
         elif not any(t.row.get("escalation_reason") == "system-error" for t in tickets):
