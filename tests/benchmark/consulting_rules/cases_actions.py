@@ -139,6 +139,12 @@ ACTION_CASES: dict[str, Wrong] = {
         "approval-peripheral",
         ("approval APR-2-000000", "monitor", "allowed: no approval"),
     ),
+    "engagement coordination approval without its engagement": Wrong(
+        "trn_005",
+        change(APPROVAL, 0, engagement_code=None),
+        "approval-engagement-code",
+        ("approval APR-2-000000", "engagement_code 'null'", "training_engagement_coordination", "required"),
+    ),
     "approval recorded on no ticket": Wrong(
         "exp_001",
         chain(drop(CREATE), drop(UPDATE)),
@@ -227,6 +233,22 @@ ACTION_CASES: dict[str, Wrong] = {
         change("okta_provision_access", -1, access_type="read_only"),
         "access-type-of-ticket",
         ("application access AAL-2-000003", "access_type 'read_only'", "ticket 6", "allowed: full_access"),
+    ),
+    "license allocated twice": Wrong(
+        "swa_004",
+        add(
+            LICENSES,
+            {
+                "action": "allocate",
+                "catalog_id": "CAT-2847391",
+                "email": "david.martinez@msg.com",
+                "pool_type": "enterprise",
+                "engagement_code": "ENG-5182934",
+            },
+            before=UPDATE,
+        ),
+        "license-duplicate",
+        ("license LIC-2-000001", "catalog_id CAT-2847391", "already licensed"),
     ),
     "license without its ticket's catalog id": Wrong(
         "swa_004",
@@ -366,6 +388,19 @@ ACTION_CASES: dict[str, Wrong] = {
         "nda-after-clearance",
         ("NDA david.martinez@msg.com/CLT-9384751", "'in_progress'", "allowed: initiate the clearance first"),
     ),
+    "signed NDA sent again": Wrong(
+        "csa_001",
+        add(
+            "nda_api",
+            {"action": "send_for_signature", "client_id": "CLT-2847391", "email": "sarah.martinez@msg.com"},
+        ),
+        "nda-not-signed-again",
+        (
+            "NDA sarah.martinez@msg.com/CLT-2847391",
+            "status 'signed'",
+            "allowed: send only an NDA that is not signed",
+        ),
+    ),
     "clearance initiated again": Wrong(
         "csa_001",
         add(
@@ -472,6 +507,21 @@ ACTION_CASES: dict[str, Wrong] = {
         change("box_api", action="grant_folder_access", email="david.martinez@msg.com"),
         "action-ticket-requester",
         ("folder access FAL-2-000000", "david.martinez@msg.com", "sarah.martinez@msg.com"),
+    ),
+    "folder opened twice": Wrong(
+        "doc_001",
+        add(
+            "box_api",
+            {
+                "action": "grant_folder_access",
+                "email": "sarah.martinez@msg.com",
+                "folder_id": "FLD-2847391",
+                "permission_level": "viewer",
+            },
+            before=UPDATE,
+        ),
+        "folder-duplicate",
+        ("folder access FAL-2-000001", "folder_id FLD-2847391", "already open"),
     ),
     "folder access without the ticket's folder id": Wrong(
         "doc_001",

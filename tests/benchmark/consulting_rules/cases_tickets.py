@@ -265,6 +265,36 @@ TICKET_CASES: dict[str, Wrong] = {
         "ticket-catalog-id",
         ("ticket 6", "catalog_id 'CAT-4829999'", "allowed: CAT-#######"),
     ),
+    "client id of no client": Wrong(
+        "csa_008",
+        change_item(CREATE, client_id="CLT-0000000"),
+        "ticket-client-id",
+        ("ticket 6", "client_id 'CLT-0000000'", "names no client", "allowed: CLT-#######"),
+    ),
+    "course id of no course": Wrong(
+        "trn_008",
+        change_item(UPDATE, -1, course_id="CRS-0000000"),
+        "ticket-course-id",
+        ("ticket 6", "course_id 'CRS-0000000'", "names no course", "allowed: CRS-#######"),
+    ),
+    "folder id of no folder": Wrong(
+        "doc_003",
+        change_item(UPDATE, -1, folder_id="FLD-0000000"),
+        "ticket-folder-id",
+        ("ticket 47291", "folder_id 'FLD-0000000'", "names no Box folder", "allowed: FLD-#######"),
+    ),
+    "hardware order id of the wrong form": Wrong(
+        "hwa_016",
+        change_item(UPDATE, -1, hardware_order_id="HWO-56435"),
+        "ticket-hardware-order-id",
+        ("ticket 6", "hardware_order_id 'HWO-56435'", "allowed: HWO-#######"),
+    ),
+    "ticket created without a description": Wrong(
+        "trv_001",
+        change_item(CREATE, description=None),
+        "ticket-required-fields",
+        ("ticket 6", "description 'null'", "allowed: a ticket is created with subject, description"),
+    ),
     "expense report of another employee": Wrong(
         "exp_001",
         change_item(UPDATE, -1, expense_report_id="EXP-1000002"),

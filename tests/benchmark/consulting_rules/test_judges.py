@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from benchmark.domains.consulting.judges import (
+    RULES_PATH,
     TicketApprovalsJudge,
     TicketDocumentsJudge,
     TicketRecordsJudge,
     consulting_rule_pack,
 )
-from judges import CommitContext, Decision, Effect, EffectKind, Judge, MemoryState, Verdict
+from judges import CommitContext, Decision, Effect, EffectKind, Judge, MemoryState, Verdict, load_rule_pack
 
 USERS = {"zendesk_users": [{"id": "8", "email": "ann@msg.com"}, {"id": "9", "email": "bob@msg.com"}]}
 
@@ -145,3 +146,48 @@ def test_listed_approvers_are_asked_unless_a_prerequisite_comes_first() -> None:
         ("status",),
     )
     assert judge(TicketApprovalsJudge(), [pending, nda]).findings == ()
+
+
+def test_a_non_standard_device_needs_an_approved_hardware_approval() -> None:
+    pack = load_rule_pack(RULES_PATH)
+    assignment = insert(
+        "asset_management_device_assignments", "ASMT-1", asset_id="MSG00000001", employee_email="ann@msg.com"
+    )
+    macbook = {"id": "MSG00000001", "model": "MacBook Pro 14", "location": "Chicago", "device_type": "laptop"}
+    tables: dict[str, list[dict[str, Any]]] = {
+        "asset_management_devices": [macbook],
+        "asset_management_device_assignments": [
+            {"id": "ASMT-1", "asset_id": "MSG00000001", "returned_at": None}
+        ],
+        "workday_employees": [{"email": "ann@msg.com", "office_location": "Chicago"}],
+    }
+    verdict = judge(pack, [assignment], tables)
+    assert rules(verdict) == ["device-non-standard-approval"]
+    assert "non-standard MacBook Pro 14" in verdict.findings[0].message
+    approved = {"id": "APR-1", "requester_email": "ann@msg.com", "request_type": "hardware_replacement"}
+    tables["approval_approval_requests"] = [approved | {"status": "approved"}]
+    assert judge(pack, [assignment], tables).findings == ()
+
+
+def test_only_a_flagged_expense_report_is_overridden() -> None:
+    before = {
+        "id": "EXP-0000001",
+        "employee_email": "ann@msg.com",
+        "amount": 20,
+        "receipt_status": "attached",
+    }
+    before |= {"rejection_reason": None, "override_approved": False, "override_approved_by": None}
+    after = before | {
+        "override_approved": True,
+        "override_approved_by": "m@msg.com",
+        "override_reason": "system_error",
+    }
+    changed = ("override_approved", "override_approved_by", "override_reason")
+    override = Effect("concur_expense_reports", ("EXP-0000001",), EffectKind.UPDATE, before, after, changed)
+    ann = {"email": "ann@msg.com", "manager_email": "m@msg.com", "backup_approver_email": None}
+    employees = {"workday_employees": [ann]}
+    verdict = judge(load_rule_pack(RULES_PATH), [override], employees)
+    assert rules(verdict) == ["expense-override-flagged"]
+    assert verdict.findings[0].message == (
+        "expense report EXP-0000001: override_approved true while its rejection_reason is null"
+    )
