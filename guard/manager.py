@@ -108,6 +108,15 @@ class TransactionManager:
     def commit_tool(self) -> str:
         return self.settings.commit.tool_name
 
+    @property
+    def rollback_tool(self) -> str | None:
+        return self.settings.commit.rollback_tool_name
+
+    def _check_own_names(self) -> None:
+        for own, setting in ((self.commit_tool, "tool_name"), (self.rollback_tool, "rollback_tool_name")):
+            if own is not None and own in self._tools:
+                raise GuardError(f"the backend has a tool named {own!r}; set commit.{setting}")
+
     def tool(self, name: str) -> ToolSpec:
         spec = self._tools.get(name)
         if spec is None:
@@ -127,13 +136,14 @@ class TransactionManager:
 
     async def start(self) -> list[str]:
         """Start the backend and the reaper; mark transactions a previous run left live as aborted."""
-        if self.commit_tool in self._tools:
-            raise GuardError(f"the backend has a tool named {self.commit_tool!r}; set commit.tool_name")
+        self._check_own_names()
         await self.backend.start()
         self._tools = {spec.name: spec for spec in self.backend.tools}
-        if self.commit_tool in self._tools:
+        try:
+            self._check_own_names()
+        except GuardError:
             await self.backend.close()
-            raise GuardError(f"the backend has a tool named {self.commit_tool!r}; set commit.tool_name")
+            raise
         aborted = await self.audit.abort_live(
             self.settings.server.instance,
             "the guard stopped with the transaction open; the database discarded its changes",

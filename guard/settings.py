@@ -194,6 +194,11 @@ class AuditSettings(_Section):
 
 class CommitSettings(_Section):
     tool_name: str = Field("guard_commit", pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
+    rollback_tool_name: str | None = Field(
+        "guard_rollback",
+        pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$",
+        description="The tool that lets the agent discard its transaction; null: no such tool.",
+    )
     max_blocked: int = Field(3, ge=1, description="Blocked attempts before the transaction is rolled back.")
     idle_timeout_s: float = Field(
         300.0, gt=0, description="An idle open transaction is rolled back after this."

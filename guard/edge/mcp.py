@@ -25,7 +25,7 @@ from guard.errors import GuardError, RequestRejected, TransactionClosed
 from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
 from guard.tools import ToolSpec, format_validation_error
 
-__all__ = ["KeyResolver", "build_server", "commit_tool", "spec_tool"]
+__all__ = ["KeyResolver", "build_server", "commit_tool", "rollback_tool", "spec_tool"]
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +96,28 @@ def spec_tool(spec: ToolSpec, *, output_schema: bool = True) -> types.Tool:
     )
 
 
+class _RollbackArguments(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reason: str = Field(
+        "discarded by the agent", min_length=1, max_length=2000, description="Why the work is discarded."
+    )
+
+
+def rollback_tool(name: str) -> types.Tool:
+    schema = _RollbackArguments.model_json_schema()
+    schema.pop("title", None)
+    return types.Tool(
+        name=name,
+        description=(
+            "Discard every change of this transaction: nothing it did reaches the system of record. "
+            "Use it to start over after a mistake; the next call opens a new transaction."
+        ),
+        input_schema=schema,
+        output_schema=_COMMIT_OUTPUT,
+        annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
+    )
+
+
 def _tool_result(reply: ToolReply) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=reply.text)],
@@ -156,6 +178,8 @@ def build_server(
                 if commit.terminal and on_finished is not None:
                     on_finished(key.id)
                 return _commit_result(commit)
+            if tool == manager.rollback_tool:
+                return await _agent_rollback(manager, key, params.arguments, on_finished)
             return _tool_result(await manager.call(key, tool, params.arguments))
         except (RequestRejected, TransactionClosed) as exc:
             raise MCPError(types.INVALID_REQUEST, exc.message) from exc
@@ -176,6 +200,27 @@ def build_server(
     )
 
 
+async def _agent_rollback(
+    manager: TransactionManager,
+    key: TxnKey,
+    raw: dict[str, Any] | None,
+    on_finished: Callable[[str], None] | None,
+) -> types.CallToolResult:
+    try:
+        arguments = _RollbackArguments.model_validate(raw or {})
+    except ValidationError as exc:
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=format_validation_error(exc))], is_error=True
+        )
+    if manager.live(key.id) is None:
+        text = f"no open transaction {key.id}: nothing was undone"
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+    reply = await manager.rollback(key, arguments.reason, via="tool")
+    if on_finished is not None:
+        on_finished(key.id)
+    return _commit_result(reply)
+
+
 class _Catalogue:
     """The tools as listed, built again only when the manager's tools change (a backend's start)."""
 
@@ -192,6 +237,8 @@ class _Catalogue:
             return
         self._listed = [spec_tool(spec, output_schema=self._output_schemas) for spec in specs.values()]
         self._listed.append(commit_tool(self._manager.commit_tool))
+        if self._manager.rollback_tool is not None:
+            self._listed.append(rollback_tool(self._manager.rollback_tool))
         self._schemas = {tool.name: tool.input_schema for tool in self._listed}
         self._built_from = specs
 

@@ -295,3 +295,22 @@ async def test_sqlite_stale_snapshot_is_reported_at_once(runtime: Runtime, setti
     assert detail is not None
     assert (detail.calls[-1].error_class, detail.calls[-1].retries) == ("precondition_failed", 0)
     assert ticket_status(settings, 20) == "open"
+
+
+async def test_the_agent_can_discard_its_transaction(runtime: Runtime, settings: GuardSettings) -> None:
+    """Requirement G1: what the agent discards never reaches the system of record."""
+    async with agent_client(runtime) as agent:
+        names = {tool.name for tool in (await agent.list_tools()).tools}
+        assert {"guard_commit", "guard_rollback"} <= names
+        await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
+        discarded = await agent.call_tool("guard_rollback", {"reason": "wrong ticket"})
+        reply = body(discarded)
+        assert reply["status"] == "rolled_back"
+        assert "wrong ticket" in reply["message"]
+        assert ticket_status(settings, 20) == "open"
+        nothing = await agent.call_tool("guard_rollback", {})
+        assert nothing.is_error is True
+        assert "nothing was undone" in nothing.content[0].text  # type: ignore[union-attr]
+        await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "hold", "note": "waiting"})
+        assert body(await agent.call_tool("guard_commit", {"summary": "hold"}))["status"] == "committed"
+    assert ticket_status(settings, 20) == "hold"
