@@ -51,6 +51,7 @@ async def test_tools_are_classified_config_then_annotations_then_unknown(tmp_pat
         "create_order",
         "get_order",
         "guard_commit",
+        "guard_rollback",
         "refund",
         "send_email",
     ]
@@ -63,7 +64,7 @@ async def test_tools_are_classified_config_then_annotations_then_unknown(tmp_pat
             tool.annotations.destructive_hint if tool.annotations else None,
         )
         for name, tool in listed.items()
-        if name != "guard_commit"
+        if name not in ("guard_commit", "guard_rollback")
     }
     assert shown == {
         "get_order": ("read", "annotations", True, True, None),
