@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains.retail.judges import TicketClaimsJudge, TicketOutcomeJudge, WorkflowJudge
+from benchmark.domains.retail.judges import ReturnsJudge, TicketClaimsJudge, TicketOutcomeJudge, WorkflowJudge
 from benchmark.domains.retail.judges.claims import reported
 from judges import CallRecord, CommitContext, Effect, EffectKind, Judge, MemoryState, Severity, diff_fields
 
@@ -163,7 +163,7 @@ def test_return_shipping_is_charged_on_the_first_line_item_only() -> None:
         rma("RMA-1", line_item_id="LIN-9", return_shipping_cost=8.99),
     ]
     tables = {"order_line_items": [], "orders": [], "installation_jobs": []}
-    found = judge_commit(WorkflowJudge(lambda: NOW), effects, tables)
+    found = judge_commit(ReturnsJudge(), effects, tables)
     assert found == [
         (
             "rma-return-shipping-once",

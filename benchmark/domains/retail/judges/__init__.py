@@ -4,9 +4,10 @@
 CEL rule pack ``rules.yaml`` (one changed record and the rows it looks up),
 then the Python judges for what spans records — :class:`TicketOutcomeJudge`
 (a ticket's status and priority follow the work it documents),
-:class:`TicketClaimsJudge` (what a ticket reports was done, was done) and
-:class:`WorkflowJudge` (exchanges, replacements, cancellations, reships,
-reschedules). They see only what a production deployment has: the commit's
+:class:`TicketClaimsJudge` (what a ticket reports was done, was done),
+:class:`ReturnsJudge` (RMAs, exchanges, replacement orders) and
+:class:`WorkflowJudge` (refunds, charges, order changes, reships,
+installation work). They see only what a production deployment has: the commit's
 effects, its calls and rows of the pending state; never golden data.
 """
 
@@ -17,12 +18,14 @@ from datetime import datetime
 from pathlib import Path
 
 from benchmark.domains.retail.judges.claims import TicketClaimsJudge
+from benchmark.domains.retail.judges.returns import ReturnsJudge
 from benchmark.domains.retail.judges.tickets import TicketOutcomeJudge
 from benchmark.domains.retail.judges.workflow import WorkflowJudge
 from judges import Judge, RulePack, load_rule_pack
 
 __all__ = [
     "RULES_PATH",
+    "ReturnsJudge",
     "TicketClaimsJudge",
     "TicketOutcomeJudge",
     "WorkflowJudge",
@@ -40,4 +43,4 @@ def retail_rule_pack() -> RulePack:
 
 def retail_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
     """The retail judges in chain order; ``now`` is the business clock the time windows use."""
-    return (retail_rule_pack(), TicketOutcomeJudge(), TicketClaimsJudge(), WorkflowJudge(now))
+    return (retail_rule_pack(), TicketOutcomeJudge(), TicketClaimsJudge(), ReturnsJudge(), WorkflowJudge(now))

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from judges import Effect, EffectKind, Query, StateSnapshot
+from judges import Effect, EffectKind, Finding, Query, Severity, StateSnapshot
 
 __all__ = [
     "CUSTOMER_COLUMN",
@@ -28,6 +28,7 @@ __all__ = [
     "CustomerLink",
     "by_key",
     "customer_links",
+    "finding",
     "link_queries",
     "money",
     "row_by_key",
@@ -157,6 +158,15 @@ def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]
         known = tier if isinstance(tier, str) else None
         links.append(CustomerLink(customer_id, profile, known, tuple(tickets)))
     return links
+
+
+def finding(judge: str, rule: str, effect: Effect, message: str, hint: str, *records: Any) -> Finding:
+    """A blocking finding about ``effect``, naming in its evidence the records it was judged against."""
+    evidence: dict[str, Any] = {"table": effect.table, "key": effect.key_text}
+    named = [str(record) for record in records if record is not None]
+    if named:
+        evidence["records"] = named
+    return Finding(judge, Severity.BLOCK, message, hint=hint, rule=rule, evidence=evidence)
 
 
 def money(value: Any) -> float:
