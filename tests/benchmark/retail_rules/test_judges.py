@@ -221,3 +221,16 @@ def test_a_reported_action_needs_its_record_in_the_transaction() -> None:
     assert judge_commit(TicketClaimsJudge(), [written, rma("RMA-1")], {}) == []
     untouched = update("zendesk_tickets", "6", {"id": "6", "description": "RMA created."}, status="hold")
     assert judge_commit(TicketClaimsJudge(), [untouched], {}) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Order ORD-1 was cancelled on 28 Sep; customer asks about the refund",
+        "Installation was rescheduled last week because of the weather",
+        "Customer's membership was cancelled earlier this year",
+        "Carrier investigation concluded: package found",
+    ],
+)
+def test_history_reports_nothing_done_now(text: str) -> None:
+    assert reported(text) == []

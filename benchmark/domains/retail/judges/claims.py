@@ -6,15 +6,16 @@ the database does not have. When the agent writes a ticket's subject or
 description in this transaction, each sentence that reports a completed
 action — an RMA created, a warranty claim filed, a replacement issued, an
 order or installation cancelled, an installation rescheduled, a membership
-upgraded or cancelled — needs the matching change among the commit's
+upgraded — needs the matching change among the commit's
 effects (rule ``ticket-claims-match-records``).
 
 Sentences are read conservatively: only past-tense completions count, and
 a negation (``no``, ``not``, ``cannot``, ``without``...), a future
 (``will``, ``to be``), a condition (``once``, ``after``, ``if``) or
-reported speech (``customer says``, ``requested``) before the completion
-makes the sentence report nothing, so a claim is flagged only when the
-ticket plainly says it happened.
+reported speech (``customer says``, ``requested``) before the completion,
+or history anywhere in the sentence (``previously``, ``already``, ``ago``,
+``on 28 Sep``), makes the sentence report nothing, so a claim is flagged
+only when the ticket plainly says it happened now.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ _HEDGED = re.compile(
     r"\b(no|not|cannot|can't|won't|unable|without|never|will|to be|pending|awaiting|once|if|until|after"
     r"|says?|said|reports?|reported|claims|claimed|asks?|asked|asking|wants?|requests?|requested|requesting"
     r"|inquir\w*|whether)\b",
+    re.IGNORECASE,
+)
+_HISTORY = re.compile(
+    r"\b(previously|earlier|already|before|prior|originally|initially|last (week|month|year|time)|ago"
+    r"|yesterday|in the past"
+    r"|on (\d|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun))",
     re.IGNORECASE,
 )
 
@@ -105,7 +112,7 @@ _CLAIMS = (
     _Claim(
         "a membership change",
         re.compile(
-            r"\bmembership\b.*?\b(upgraded|activated|reactivated|processed|cancelled|canceled)\b",
+            r"\bmembership\b.*?\b(upgraded|activated|reactivated|processed)\b",
             re.IGNORECASE,
         ),
         lambda c: bool(c.of("membership_records")),
@@ -119,6 +126,8 @@ def reported(text: str) -> list[tuple[_Claim, str]]:
     found: list[tuple[_Claim, str]] = []
     for part in _SENTENCE.finditer(text):
         sentence = part.group(0).strip()
+        if _HISTORY.search(sentence):
+            continue
         for claim in _CLAIMS:
             match = claim.pattern.search(sentence)
             if match is None or _HEDGED.search(sentence[: match.end()]):
