@@ -60,7 +60,8 @@ def guard_settings(path: Path | None) -> GuardSettings:
         return load_settings(path)
     return GuardSettings.model_validate(
         {
-            "commit": {"reap_interval_s": 3600.0, "idle_timeout_s": 3600.0},
+            # a shared, loaded machine must not turn a slow judge into a spurious block
+            "commit": {"reap_interval_s": 3600.0, "idle_timeout_s": 3600.0, "judge_timeout_s": 10.0},
             "judges": {"chain": list(BENCH_CHAIN)},
         }
     )

@@ -15,15 +15,18 @@ from benchmark.dataset import Task, TaskSet, load_scenario, load_tasks
 from benchmark.domains import get_domain
 from benchmark.results import read_results
 from benchmark.run import FaultPlan, RunOptions, TrialContext, errors_path, run
+from benchmark.run.setup import guard_settings
 from guard.gate import CommitGate
 from guard.runtime import configured_judges
-from guard.settings import GuardSettings
 from tests.benchmark.conftest import RETAIL
 
 
 @pytest.fixture(scope="module")
 def gate() -> Iterator[CommitGate]:
-    gate = CommitGate(configured_judges(GuardSettings(), get_domain(RETAIL).judges))
+    settings = guard_settings(None)
+    gate = CommitGate(
+        configured_judges(settings, get_domain(RETAIL).judges), judge_timeout_s=settings.commit.judge_timeout_s
+    )
     yield gate
     gate.close()
 
@@ -34,7 +37,7 @@ def context(
     return TrialContext(
         data_dir=data_dir,
         agent=agent or ReplayAgent.golden(tasks.tasks),
-        settings=GuardSettings(),
+        settings=guard_settings(None),
         gates={RETAIL: gate},
         scenarios={RETAIL: load_scenario(data_dir, RETAIL)},
         data_ref=str(tasks.provenance),
