@@ -25,7 +25,8 @@ from tests.benchmark.conftest import RETAIL
 def gate() -> Iterator[CommitGate]:
     settings = guard_settings(None)
     gate = CommitGate(
-        configured_judges(settings, get_domain(RETAIL).judges), judge_timeout_s=settings.commit.judge_timeout_s
+        configured_judges(settings, get_domain(RETAIL).judges),
+        judge_timeout_s=settings.commit.judge_timeout_s,
     )
     yield gate
     gate.close()
