@@ -3,8 +3,13 @@
 Judges never reach into a database. They name the rows they need as
 :class:`Query` values (a table and equality filters, which a store answers by
 index); the gate fetches every query once and hands the judges a
-:class:`StateSnapshot`. :class:`MemoryState` answers queries from rows held in
-memory; the guard ships the SQL implementation of :class:`StateReader`.
+:class:`StateSnapshot` (in rounds, when a judge names more rows after seeing
+some: :mod:`judges.rounds`). :class:`MemoryState` answers queries from rows
+held in memory; the guard ships the SQL implementation of :class:`StateReader`.
+
+A ``where`` value of None matches no row, as SQL equality never matches NULL:
+such a query (:attr:`Query.null_key`) is answered with no rows, by every
+reader, and the gate answers it without asking the reader at all.
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ Scalar = str | int | float | bool | None
 
 @dataclass(frozen=True, slots=True)
 class Query:
-    """Rows of ``table`` whose columns equal the given values (all of them)."""
+    """Rows of ``table`` whose columns equal the given values (all of them); a None value matches nothing."""
 
     table: str
     where: tuple[tuple[str, Scalar], ...]
@@ -32,8 +37,13 @@ class Query:
     def of(cls, table: str, limit: int | None = None, /, **where: Scalar) -> Query:
         return cls(table, tuple(sorted(where.items())), limit)
 
+    @property
+    def null_key(self) -> bool:
+        """Whether a ``where`` value is None, so that no row can match (SQL's ``col = NULL``)."""
+        return any(value is None for _, value in self.where)
+
     def matches(self, row: Row) -> bool:
-        return all(_equal(row.get(column), value) for column, value in self.where)
+        return all(value is not None and _equal(row.get(column), value) for column, value in self.where)
 
 
 def _equal(left: Any, right: Any) -> bool:
@@ -79,6 +89,8 @@ class MemoryState:
     def answer(self, query: Query) -> tuple[Row, ...]:
         if query.table not in self._tables:
             raise KeyError(f"unknown table {query.table!r}")
+        if query.null_key:
+            return ()
         columns = tuple(column for column, _ in query.where)
         index = self._index(query.table, columns)
         key = tuple(_hashable(value) for _, value in query.where)

@@ -45,3 +45,14 @@ async def test_fetch_gives_a_snapshot() -> None:
     snapshot = await MemoryState(ROWS).fetch([query])
     assert snapshot.get("shipments", order_id="O2") == {"id": 3, "order_id": "O2", "late": 1}
     assert snapshot.rows(query) == ({"id": 3, "order_id": "O2", "late": 1},)
+
+
+def test_a_null_key_matches_no_row_even_a_null_one() -> None:
+    """As SQL's ``col = NULL``: a where value of None never matches, in memory too."""
+    state = MemoryState({"shipments": [*ROWS["shipments"], {"id": 4, "order_id": None, "late": None}]})
+    query = Query.of("shipments", None, order_id=None)
+    assert query.null_key
+    assert not Query.of("shipments", None, order_id="O1").null_key
+    assert not query.matches({"id": 4, "order_id": None})
+    assert state.answer(query) == ()
+    assert state.answer(Query.of("shipments", None, order_id="O1", late=None)) == ()
