@@ -1,9 +1,12 @@
 """The commit gate: the ordered judge chain over the end state a transaction would leave.
 
 The gate asks every judge which rows it needs, fetches them once from the
-pending state, then runs the judges in order. The strongest decision wins.
-Fail closed: a judge that raises, that is slower than its timeout, or whose
-rows cannot be read, blocks the commit with a finding that says so.
+pending state (then, for judges that name follow-up rows from what was
+fetched, in a few more rounds: :mod:`judges.rounds`), and runs the judges in
+order over that snapshot and the commit time. The strongest decision wins.
+Fail closed: a judge that raises, that is slower than its timeout, whose rows
+cannot be read, or that keeps naming new rows past the last round, blocks the
+commit with a finding that says so.
 Judges are pure and synchronous and run on a worker thread, so that a
 runaway judge times out instead of stalling the server; a judge that must
 await a model (:class:`judges.AsyncJudge`, e.g. the rubric judge) is awaited
@@ -19,6 +22,7 @@ import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, cast
 
 from judges import (
@@ -34,6 +38,7 @@ from judges import (
     StateSnapshot,
     Verdict,
     combine,
+    gather,
 )
 
 __all__ = ["CommitGate", "GateResult"]
@@ -71,53 +76,49 @@ class CommitGate:
         calls: Sequence[CallRecord],
         summary: str,
         reader: StateReader,
+        *,
+        now: datetime | None = None,
     ) -> GateResult:
+        """The chain's verdict on ``effects``; ``now`` is the commit time (the guard's clock) judges see."""
         started = time.perf_counter()
         effects = tuple(effects)
-        verdicts: list[Verdict] = []
-        wanted: dict[Query, None] = {}
-        runnable: list[Judge | AsyncJudge] = []
-        for judge in self.judges:
-            try:
-                for query in judge.queries(effects):
-                    wanted[query] = None
-            except Exception as exc:
-                log.exception("judge %s failed to name its queries", judge.name)
-                verdicts.append(
-                    _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
-                )
-                continue
-            runnable.append(judge)
+
+        async def fetch(queries: Sequence[Query]) -> StateSnapshot:
+            return await asyncio.wait_for(reader.fetch(queries), timeout=self.judge_timeout_s * 2)
+
         try:
-            snapshot = await asyncio.wait_for(reader.fetch(list(wanted)), timeout=self.judge_timeout_s * 2)
+            gathered = await gather(self.judges, effects, fetch)
         except Exception as exc:
             log.exception("reading the pending state for the judges failed")
-            verdicts.append(_failure("gate", f"could not read the pending state for the judges: {exc}"))
-            snapshot = StateSnapshot()
-            runnable = []
-        context = CommitContext(transaction_id, effects, tuple(calls), summary, snapshot)
-        loop = asyncio.get_running_loop()
-        for judge in runnable:
-            try:
-                if isinstance(judge, AsyncJudge) and inspect.iscoroutinefunction(judge.evaluate):
-                    decided: Any = judge.evaluate(context)
-                else:
-                    decided = loop.run_in_executor(self._pool, cast(Judge, judge), context)
-                verdict = await asyncio.wait_for(decided, timeout=self.judge_timeout_s)
-            except TimeoutError:
-                log.error("judge %s did not answer within %.1fs", judge.name, self.judge_timeout_s)
-                verdict = _failure(
-                    judge.name, f"judge {judge.name} did not answer within {self.judge_timeout_s:g}s"
-                )
-            except Exception as exc:
-                log.exception("judge %s raised", judge.name)
-                verdict = _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
-            if not isinstance(verdict, Verdict):
-                verdict = _failure(
-                    judge.name, f"judge {judge.name} returned {type(verdict).__name__}, not a Verdict"
-                )
-            verdicts.append(verdict)
+            verdict = _failure("gate", f"could not read the pending state for the judges: {exc}")
+            return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
+        context = CommitContext(transaction_id, effects, tuple(calls), summary, gathered.snapshot, now)
+        verdicts: list[Verdict] = []
+        for judge in self.judges:
+            problem = gathered.failures.get(judge.name)
+            if problem is not None:
+                verdicts.append(_failure(judge.name, f"judge {judge.name} failed: {problem}"))
+            else:
+                verdicts.append(await self._run(judge, context))
         return GateResult(combine(verdicts), effects, (time.perf_counter() - started) * 1000)
+
+    async def _run(self, judge: Judge | AsyncJudge, context: CommitContext) -> Verdict:
+        try:
+            if isinstance(judge, AsyncJudge) and inspect.iscoroutinefunction(judge.evaluate):
+                decided: Any = judge.evaluate(context)
+            else:
+                decided = asyncio.get_running_loop().run_in_executor(self._pool, cast(Judge, judge), context)
+            verdict = await asyncio.wait_for(decided, timeout=self.judge_timeout_s)
+        except TimeoutError:
+            log.error("judge %s did not answer within %.1fs", judge.name, self.judge_timeout_s)
+            return _failure(judge.name, f"judge {judge.name} did not answer within {self.judge_timeout_s:g}s")
+        except Exception as exc:
+            log.exception("judge %s raised", judge.name)
+            return _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
+        if not isinstance(verdict, Verdict):
+            kind = type(verdict).__name__
+            return _failure(judge.name, f"judge {judge.name} returned {kind}, not a Verdict")
+        return verdict
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

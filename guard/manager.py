@@ -407,7 +407,7 @@ class TransactionManager:
             try:
                 effects = await live.session.effects()
                 result = await self.gate.evaluate(
-                    live.state.id, effects, live.trace, summary, live.session.reader
+                    live.state.id, effects, live.trace, summary, live.session.reader, now=self.clock.now()
                 )
             except Exception as exc:
                 log.exception("the commit gate of %s failed", live.state.id)

@@ -51,6 +51,7 @@ from judges.errors import (
 )
 from judges.grading import StateGrade, grade_state
 from judges.registry import JudgeFactory, JudgeRegistry, default_registry, judges_from_config
+from judges.rounds import MAX_ROUNDS, Gathered, gather, gather_memory
 from judges.rules import RulePack, load_rule_pack, parse_rule_pack
 from judges.signatures import Signature, SignatureResult, failure_signature, signature_of_states
 from judges.state import MemoryState, Query, Row, StateReader, StateSnapshot
@@ -64,10 +65,21 @@ from judges.trace import (
     TraceCall,
     unrecovered_writes,
 )
-from judges.verdict import CallRecord, CommitContext, Decision, Finding, Judge, Severity, Verdict, combine
+from judges.verdict import (
+    CallRecord,
+    CommitContext,
+    Decision,
+    Finding,
+    FollowUp,
+    Judge,
+    Severity,
+    Verdict,
+    combine,
+)
 
 __all__ = [
     "DEFAULT_CLAIMS",
+    "MAX_ROUNDS",
     "AsyncJudge",
     "CallRecord",
     "CanonicalState",
@@ -82,6 +94,8 @@ __all__ = [
     "ErrorClass",
     "FailedWriteJudge",
     "Finding",
+    "FollowUp",
+    "Gathered",
     "Judge",
     "JudgeChain",
     "JudgeFactory",
@@ -126,6 +140,8 @@ __all__ = [
     "effects_between",
     "failure_signature",
     "fold_changes",
+    "gather",
+    "gather_memory",
     "grade_state",
     "judge_failure",
     "judges_from_config",

@@ -1,7 +1,8 @@
 """The judge chain: an ordered list of judges run as one, failing closed.
 
 The chain gathers every judge's queries (deduplicated, in order), lets the
-caller fetch them once, and combines the verdicts: the strongest decision
+caller fetch them once (and, for judges that follow up, in further rounds:
+:mod:`judges.rounds`), and combines the verdicts: the strongest decision
 wins (``block`` > ``escalate`` > ``allow``) and findings keep chain order. A
 judge that raises, returns something that is not a :class:`Verdict`, or
 cannot name its queries yields a blocking finding that names it.
@@ -16,11 +17,13 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Protocol, runtime_checkable
 
 from judges.effects import Effect
-from judges.state import Query, StateReader
-from judges.verdict import CallRecord, CommitContext, Finding, Judge, Severity, Verdict, combine
+from judges.rounds import gather
+from judges.state import Query, StateReader, StateSnapshot
+from judges.verdict import CallRecord, CommitContext, Finding, FollowUp, Judge, Severity, Verdict, combine
 
 __all__ = ["AsyncJudge", "JudgeChain", "judge_failure"]
 
@@ -77,6 +80,21 @@ class JudgeChain:
                 seen.setdefault(query, None)
         return list(seen)
 
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> list[Query]:
+        """The follow-up queries of the judges that have them (a chain is itself a :class:`FollowUp`)."""
+        seen: dict[Query, None] = {}
+        for judge in self.judges:
+            if not isinstance(judge, FollowUp):
+                continue
+            try:
+                wanted = judge.follow_up(effects, state)
+            except Exception:
+                logger.exception("judge %s failed to name its follow-up queries", judge.name)
+                continue
+            for query in wanted:
+                seen.setdefault(query, None)
+        return list(seen)
+
     def __call__(self, context: CommitContext) -> Verdict:
         """Run the synchronous judges; an async judge here blocks (use :meth:`evaluate`)."""
         verdicts: list[Verdict] = []
@@ -105,12 +123,26 @@ class JudgeChain:
         transaction_id: str,
         calls: Sequence[CallRecord] = (),
         summary: str = "",
+        now: datetime | None = None,
     ) -> Verdict:
-        """The commit gate in one call: gather queries, fetch them once, evaluate the chain."""
+        """The commit gate in one call: read the judges' rows in rounds, evaluate the chain.
+
+        A judge that could not name its rows (it raised, or still named new
+        ones after the last round) blocks in its place in the chain.
+        """
         effects = tuple(effects)
-        snapshot = await reader.fetch(self.queries(effects))
-        context = CommitContext(transaction_id, effects, tuple(calls), summary, snapshot)
-        return await self.evaluate(context)
+        gathered = await gather(self.judges, effects, reader.fetch)
+        context = CommitContext(transaction_id, effects, tuple(calls), summary, gathered.snapshot, now)
+        verdicts: list[Verdict] = []
+        for judge in self.judges:
+            problem = gathered.failures.get(judge.name)
+            if problem is not None:
+                verdicts.append(judge_failure(judge.name, problem))
+            elif _is_async(judge):
+                verdicts.append(await self._run_async(judge, context))  # type: ignore[arg-type]
+            else:
+                verdicts.append(self._run_sync(judge, context))  # type: ignore[arg-type]
+        return combine(verdicts)
 
     def _run_sync(self, judge: Judge, context: CommitContext) -> Verdict:
         try:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
@@ -21,6 +22,7 @@ __all__ = [
     "CommitContext",
     "Decision",
     "Finding",
+    "FollowUp",
     "Judge",
     "Severity",
     "Verdict",
@@ -131,13 +133,19 @@ class CallRecord:
 
 @dataclass(frozen=True, slots=True)
 class CommitContext:
-    """Everything a judge may read: the transaction's effects, its trace and the state it asked for."""
+    """Everything a judge may read: the transaction's effects, its trace, the state it asked for, the time.
+
+    ``now`` is the commit time by the guard's clock (timezone-aware; the
+    benchmark's frozen scenario clock there), or None when the caller has no
+    clock; a judge that needs it and finds None must not guess (rules fail closed).
+    """
 
     transaction_id: str
     effects: tuple[Effect, ...]
     calls: tuple[CallRecord, ...] = ()
     summary: str = ""
     state: StateSnapshot = field(default_factory=StateSnapshot)
+    now: datetime | None = None
 
 
 @runtime_checkable
@@ -146,7 +154,8 @@ class Judge(Protocol):
 
     ``queries`` names the rows of the pending state the judge needs; the gate
     fetches them (by index, never by scanning) before calling the judge, so
-    the judge itself does no I/O.
+    the judge itself does no I/O. A judge that needs more rows once it has
+    seen these also implements :class:`FollowUp`.
     """
 
     @property
@@ -155,3 +164,17 @@ class Judge(Protocol):
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]: ...
 
     def __call__(self, context: CommitContext) -> Verdict: ...
+
+
+@runtime_checkable
+class FollowUp(Protocol):
+    """The optional second half of a judge's reads: more queries, named from the rows fetched so far.
+
+    After each fetch round the gate calls ``follow_up`` with the commit's
+    effects and everything fetched until then (its own queries' rows and
+    other judges'), and fetches the queries it names that are not fetched
+    yet; an empty answer (or only fetched queries) means the judge has all it
+    needs. Pure, like ``queries``; see :mod:`judges.rounds` for the limits.
+    """
+
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> Sequence[Query]: ...

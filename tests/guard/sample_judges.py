@@ -24,3 +24,17 @@ class TicketLimit:
             return Verdict.allow()
         message = f"{len(touched)} tickets changed in one transaction; the limit is {self.limit}"
         return Verdict.of([Finding(self.name, Severity.BLOCK, message)])
+
+
+@dataclass(frozen=True)
+class CommitTime:
+    """Blocks every commit, saying the commit time the gate gave it."""
+
+    name: str = "commit-time"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        at = "unknown" if context.now is None else context.now.isoformat()
+        return Verdict.of([Finding(self.name, Severity.BLOCK, f"committed at {at}")])

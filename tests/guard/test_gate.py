@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from guard.gate import CommitGate
 from judges import (
@@ -16,6 +17,7 @@ from judges import (
     MemoryState,
     Query,
     Severity,
+    StateSnapshot,
     Verdict,
 )
 
@@ -27,7 +29,8 @@ EFFECT = Effect(
     {"id": 20, "status": "solved"},
     ("status",),
 )
-STATE = MemoryState({"shipments": [{"id": "S1", "order_id": "O1", "carrier_status": "exception"}]})
+SHIPMENTS = [{"id": "S1", "order_id": "O1", "carrier_status": "exception"}]
+STATE = MemoryState({"shipments": SHIPMENTS})
 
 
 @dataclass
@@ -78,10 +81,39 @@ class Hanging:
         return Verdict.allow()
 
 
-async def evaluate(*judges: object, limit_s: float = 1.0) -> Verdict:
+class FollowsShipment:
+    """Reads a ticket's shipment in round two, keyed by the order the first round found."""
+
+    name = "follows"
+
+    def __init__(self) -> None:
+        self.seen: list[CommitContext] = []
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return [Query.of("orders", 1, ticket_id=20)]
+
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> Sequence[Query]:
+        orders = state.rows(Query.of("orders", 1, ticket_id=20))
+        return [Query.of("shipments", None, order_id=orders[0]["id"] if orders else None)]
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        self.seen.append(context)
+        return Verdict.allow()
+
+
+class Endless(FollowsShipment):
+    name = "endless"
+
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> Sequence[Query]:
+        return [Query.of("shipments", None, id=f"S{len(state.answers)}")]
+
+
+async def evaluate(
+    *judges: object, limit_s: float = 1.0, state: MemoryState = STATE, now: datetime | None = None
+) -> Verdict:
     gate = CommitGate(judges, judge_timeout_s=limit_s)  # type: ignore[arg-type]
     try:
-        result = await gate.evaluate("t1", [EFFECT], [], "summary", STATE)
+        result = await gate.evaluate("t1", [EFFECT], [], "summary", state, now=now)
     finally:
         gate.close()
     return result.verdict
@@ -134,3 +166,23 @@ async def test_a_slow_judge_blocks() -> None:
         hanging.release.set()
     assert verdict.decision is Decision.BLOCK
     assert "did not answer within 0.05s" in verdict.findings[0].message
+
+
+async def test_follow_up_rows_are_read_in_a_second_round_and_the_judges_see_the_commit_time() -> None:
+    state = MemoryState({"shipments": SHIPMENTS, "orders": [{"id": "O1", "ticket_id": 20}]})
+    judge, plain = FollowsShipment(), Fixed("plain")
+    at = datetime(2025, 10, 1, 13, tzinfo=UTC)
+    assert (await evaluate(judge, plain, state=state, now=at)).decision is Decision.ALLOW
+    (context,) = judge.seen
+    assert context.state.rows(Query.of("shipments", None, order_id="O1"))[0]["id"] == "S1"
+    assert context.now == at
+    assert plain.seen[0].state is context.state
+
+
+async def test_a_judge_naming_rows_past_the_last_round_blocks_and_is_named() -> None:
+    """Requirement G5: a judge that cannot say which rows it needs blocks the commit."""
+    state = MemoryState({"shipments": SHIPMENTS, "orders": []})
+    verdict = await evaluate(Fixed("before", Severity.WARN), Endless(), Fixed("after"), state=state)
+    assert verdict.decision is Decision.BLOCK
+    assert [f.judge for f in verdict.findings] == ["before", "endless"]
+    assert verdict.findings[1].message == "judge endless failed: it still named rows to read after 4 rounds"

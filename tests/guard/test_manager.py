@@ -270,6 +270,22 @@ async def test_configured_chain_runs_before_the_backend_judges(tmp_path: Path) -
     assert [f["judge"] for f in reply["findings"]] == ["ticket-limit", "support-policy"]
 
 
+async def test_the_judges_see_the_commit_time_by_the_guards_clock(tmp_path: Path) -> None:
+    entry = {"judge": "python", "target": "tests.guard.sample_judges:CommitTime"}
+    clock = FixedClock("2025-10-01T13:00:00+00:00")
+    clock.advance(90)
+    runtime = build_runtime(demo_settings(tmp_path, judges={"chain": [entry]}), clock=clock, sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with agent_client(runtime) as agent:
+            await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "solved"}, meta=meta("n-1"))
+            reply = body(await agent.call_tool("guard_commit", {"summary": "done"}, meta=meta("n-1")))
+    finally:
+        await runtime.stop()
+    assert reply["findings"][0]["message"] == "committed at 2025-10-01T13:01:30+00:00"
+
+
 def test_a_bad_judge_entry_is_a_config_error(tmp_path: Path) -> None:
     settings = demo_settings(tmp_path, judges={"chain": [{"judge": "python", "target": "nowhere:Thing"}]})
     with pytest.raises(ConfigError, match="cannot load python judge 'nowhere:Thing'"):

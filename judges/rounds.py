@@ -1,0 +1,156 @@
+"""Reading the pending state in rounds: the queries judges name, then the follow-ups they name after.
+
+Round one fetches what every judge names with ``queries(effects)``. A judge
+that needs rows whose keys it only learns from other rows (a ticket's
+requester, then the employee with that email) also has ``follow_up(effects,
+snapshot)`` (:class:`~judges.verdict.FollowUp`): after each round it gets
+everything fetched so far and names the queries it needs next. Each round's
+new queries are fetched together, once; reading stops when no judge names a
+query that is not fetched yet. A judge that still does after
+:data:`MAX_ROUNDS` rounds has a bug: it fails (blocks), the others are judged.
+A judge whose ``queries`` or ``follow_up`` raises fails the same way.
+
+A query with a None ``where`` value is answered with no rows without asking
+the reader (:attr:`~judges.state.Query.null_key`).
+
+:func:`read_rounds` is the protocol as a generator (sans I/O): it yields the
+queries of a round and is sent their snapshot. :func:`gather` drives it
+against an async fetch (the gate, :meth:`~judges.chain.JudgeChain.run`) and
+:func:`gather_memory` against a :class:`~judges.state.MemoryState` (tests).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Generator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol, cast
+
+from judges.effects import Effect
+from judges.state import MemoryState, Query, Row, StateSnapshot
+from judges.verdict import FollowUp
+
+__all__ = ["MAX_ROUNDS", "Gathered", "Naming", "gather", "gather_memory", "read_rounds"]
+
+logger = logging.getLogger(__name__)
+
+MAX_ROUNDS = 4
+"""Fetch rounds a commit may take; a judge still naming new rows after that many fails."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gathered:
+    """The state the judges asked for, and the judges that could not say what they need.
+
+    ``failures`` maps a judge's name to the problem (one line); such a judge
+    must not be run, it blocks. ``rounds`` counts the fetches from the reader,
+    ``fetched`` the queries sent to it, ``skipped`` the null-key queries
+    answered without it.
+    """
+
+    snapshot: StateSnapshot
+    failures: dict[str, str] = field(default_factory=dict)
+    rounds: int = 0
+    fetched: int = 0
+    skipped: int = 0
+
+
+RoundReader = Generator[list[Query], StateSnapshot, Gathered]
+
+
+class Naming(Protocol):
+    """What the rounds read of a judge (every :class:`~judges.verdict.Judge` and ``AsyncJudge`` has it)."""
+
+    @property
+    def name(self) -> str: ...
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]: ...
+
+
+def read_rounds(
+    judges: Sequence[Naming], effects: Sequence[Effect], *, max_rounds: int = MAX_ROUNDS
+) -> RoundReader:
+    """Yield each round's queries (never an empty list); send back their snapshot; return what was gathered.
+
+    A round whose new queries all have null keys needs no fetch, but counts
+    towards ``max_rounds`` like any other.
+    """
+    answers: dict[Query, tuple[Row, ...]] = {}
+    failures: dict[str, str] = {}
+    steps = rounds = fetched = skipped = 0
+    wanted = _named(judges, failures, lambda judge: judge.queries(effects))
+    while True:
+        new = [q for q in dict.fromkeys(q for qs in wanted.values() for q in qs) if q not in answers]
+        if not new:
+            break
+        if steps == max_rounds:
+            for name, queries in wanted.items():
+                if any(query not in answers for query in queries):
+                    failures[name] = f"it still named rows to read after {max_rounds} rounds"
+            break
+        steps += 1
+        empty = [query for query in new if query.null_key]
+        skipped += len(empty)
+        answers.update(dict.fromkeys(empty, ()))
+        asked = [query for query in new if not query.null_key]
+        if asked:
+            snapshot = yield asked
+            rounds += 1
+            fetched += len(asked)
+            answers.update({query: snapshot.rows(query) for query in asked})
+        following = [judge for judge in judges if judge.name not in failures and _follows(judge)]
+        wanted = _named(following, failures, _follow_up(effects, StateSnapshot(dict(answers))))
+    return Gathered(StateSnapshot(answers), failures, rounds, fetched, skipped)
+
+
+def _follows(judge: object) -> bool:
+    return isinstance(judge, FollowUp)
+
+
+def _follow_up(effects: Sequence[Effect], known: StateSnapshot) -> Callable[[Naming], Sequence[Query]]:
+    return lambda judge: cast(FollowUp, judge).follow_up(effects, known)
+
+
+def _named(
+    judges: Sequence[Naming], failures: dict[str, str], ask: Callable[[Naming], Sequence[Query]]
+) -> dict[str, list[Query]]:
+    wanted: dict[str, list[Query]] = {}
+    for judge in judges:
+        try:
+            wanted[judge.name] = list(ask(judge))
+        except Exception as exc:
+            logger.exception("judge %s failed to name its queries", judge.name)
+            failures[judge.name] = f"{type(exc).__name__}: {exc}"
+    return wanted
+
+
+async def gather(
+    judges: Sequence[Naming],
+    effects: Sequence[Effect],
+    fetch: Callable[[Sequence[Query]], Awaitable[StateSnapshot]],
+    *,
+    max_rounds: int = MAX_ROUNDS,
+) -> Gathered:
+    """Read the judges' rows round by round with ``fetch`` (a reader's ``fetch``); its errors propagate."""
+    rounds = read_rounds(judges, effects, max_rounds=max_rounds)
+    try:
+        queries = next(rounds)
+        while True:
+            queries = rounds.send(await fetch(queries))
+    except StopIteration as done:
+        gathered: Gathered = done.value
+        return gathered
+
+
+def gather_memory(
+    judges: Sequence[Naming], effects: Sequence[Effect], state: MemoryState, *, max_rounds: int = MAX_ROUNDS
+) -> Gathered:
+    """The same rounds answered synchronously from rows in memory."""
+    rounds = read_rounds(judges, effects, max_rounds=max_rounds)
+    try:
+        queries = next(rounds)
+        while True:
+            queries = rounds.send(state.snapshot(queries))
+    except StopIteration as done:
+        gathered: Gathered = done.value
+        return gathered
