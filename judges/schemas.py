@@ -40,7 +40,7 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _RESERVED = frozenset(
     {
-        *("effect", "true", "false", "null", "in", "as", "break", "const", "continue", "else"),
+        *("effect", "now", "true", "false", "null", "in", "as", "break", "const", "continue", "else"),
         *("for", "function", "if", "import", "let", "loop", "package", "namespace", "return"),
         *("var", "void", "while"),
     }
@@ -120,7 +120,7 @@ class PackSpec(_Spec):
 def _check_name(name: str) -> None:
     if not _NAME.match(name) or name in _RESERVED:
         raise ValueError(
-            f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword or 'effect')"
+            f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword, 'effect' or 'now')"
         )
 
 

@@ -32,6 +32,31 @@ string constant), other scalars are constants; ``limit`` caps the rows and
 lookup throughout the file. A rule receives exactly the lookups its
 expressions name.
 
+A ``where`` value may also take its key from another lookup of the pack that
+binds one row (``one: true``), which is then read first::
+
+    lookups:
+      requester: {table: zendesk_users, where: {id: "effect.after.requester_id"}, one: true}
+      employee: {table: employees, where: {email: "requester.email"}, one: true}
+      manager: {table: employees, where: {id: "employee.manager_id"}, one: true}
+
+Such chained lookups are read in later rounds, in dependency order (at most
+:data:`judges.rounds.MAX_ROUNDS` in all, so a chain is at most three links
+past the effect); a lookup that refers to an unknown name, to a list lookup,
+or (through others) to itself fails the load. Keys are matched as in SQL: a
+``where`` value that is null matches no row, so a lookup keyed by a null field,
+or by a lookup that found no row, is empty (null for ``one: true``) and the
+chain ends there. A constant null is refused at load.
+
+``now`` is the commit time, a CEL timestamp (the guard's clock; the
+benchmark's frozen scenario clock): ``timestamp(effect.after.due_at) - now >
+duration('240h')``, ``now - duration('2160h')`` (CEL durations have no day
+unit: write hours), ``now.getFullYear()``, ``string(now)`` (RFC 3339 text).
+``timestamp()`` reads RFC 3339 text with an offset; append ``'T00:00:00Z'``
+to a bare date. A rule that reads ``now`` when the commit has no time (a
+caller without a clock) blocks, like any rule that cannot be evaluated.
+``now`` cannot key a lookup, and no lookup may be called ``now``.
+
 ``require`` is the condition a good commit meets; when it is false the rule
 fires with its ``decision``. ``message`` and ``hint`` are templates
 (:mod:`judges.rules.template`) worded as status text, not instructions. What a
@@ -40,6 +65,7 @@ compiled, and every name checked, when the file loads (:mod:`judges.rules.loader
 """
 
 from judges.rules.loader import load_rule_pack, parse_rule_pack
-from judges.rules.pack import KeyValue, Lookup, Rule, RulePack
+from judges.rules.lookup import KeyValue, Lookup
+from judges.rules.pack import Rule, RulePack
 
 __all__ = ["KeyValue", "Lookup", "Rule", "RulePack", "load_rule_pack", "parse_rule_pack"]

@@ -4,8 +4,10 @@ Everything that can be wrong with a rule file is reported at load, as one
 :class:`~judges.errors.RuleLoadError` naming the file, the rule and the
 1-based line and column: malformed YAML, a field that breaks the schema, a
 duplicate rule id, an expression or placeholder that does not compile, a name
-that is neither ``effect``, a lookup, nor a comprehension variable, a lookup
-defined twice with different meanings, a ``let`` the rule never uses.
+that is neither ``effect``, ``now``, a lookup, nor a comprehension variable, a
+lookup defined twice with different meanings, a ``let`` the rule never uses,
+a ``where`` value that is null, reads ``now``, or takes its key from a lookup
+that binds a list, and lookups whose keys come from each other in a cycle.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from typing import NoReturn
 
 from judges.effects import EffectKind
 from judges.errors import RuleLoadError, SchemaError
+from judges.rounds import MAX_ROUNDS
 from judges.rules.engine import CelCompileError, Expression, compile_expression
 from judges.rules.lexer import Token, bound_names, field_path, mentioned_names, tokenize
-from judges.rules.pack import KeyValue, Lookup, Rule, RulePack
+from judges.rules.lookup import KeyValue, Lookup
+from judges.rules.pack import Rule, RulePack
 from judges.rules.source import SourceMap, read_yaml
 from judges.rules.template import Template, TemplateError, compile_template
 from judges.schemas import LookupSpec, PackSpec, validate
@@ -69,7 +73,8 @@ class _Compiler:
         self.source = source
         self.names: set[str] = set()
         self.lookups: dict[str, Lookup] = {}
-        self.lookup_specs: dict[str, LookupSpec] = {}
+        self.declared: dict[str, tuple[LookupSpec, DocPath, str | None]] = {}
+        self.keyed_by: dict[tuple[str, str], tuple[DocPath, tuple[int, int]]] = {}
 
     def fail(
         self,
@@ -85,7 +90,7 @@ class _Compiler:
 
     def pack(self) -> RulePack:
         for name, lookup in self.spec.lookups.items():
-            self.add_lookup(name, lookup, ("lookups", name), rule=None)
+            self.declare(name, lookup, ("lookups", name), rule=None)
         seen: dict[str, int] = {}
         for index, spec in enumerate(self.spec.rules):
             path: DocPath = ("rules", index)
@@ -95,37 +100,88 @@ class _Compiler:
                 )
             seen[spec.id] = self.source.position(path)[0]
             for name, lookup in spec.let.items():
-                self.add_lookup(name, lookup, (*path, "let", name), rule=spec.id)
+                self.declare(name, lookup, (*path, "let", name), rule=spec.id)
+        self.lookups = self.in_dependency_order({name: self.lookup(name) for name in self.declared})
         rules = [self.rule(index) for index in range(len(self.spec.rules))]
         fields = frozenset(self.names) if self.spec.project else None
         name = self.spec.name or Path(self.source.file).stem
         return RulePack(name, rules, self.lookups, fields=fields, source=self.source.file)
 
-    def add_lookup(self, name: str, spec: LookupSpec, path: DocPath, *, rule: str | None) -> None:
-        known = self.lookup_specs.get(name)
-        if known is not None:
-            if known != spec:
-                self.fail(
-                    f"lookup {name!r} is already defined differently; give this one another name",
-                    path,
-                    rule=rule,
-                )
-            return
+    def declare(self, name: str, spec: LookupSpec, path: DocPath, *, rule: str | None) -> None:
+        known = self.declared.get(name)
+        if known is None:
+            self.declared[name] = (spec, path, rule)
+        elif known[0] != spec:
+            self.fail(
+                f"lookup {name!r} is already defined differently; give this one another name", path, rule=rule
+            )
+
+    def lookup(self, name: str) -> Lookup:
+        """Compile a lookup's ``where`` values; a value may take its key from a one-row lookup."""
+        spec, path, rule = self.declared[name]
         where: list[tuple[str, KeyValue]] = []
         for column, value in spec.where.items():
             value_path = (*path, "where", column)
+            if value is None:
+                detail = f"where {column}: null matches no row (as in SQL); leave the column out or key it"
+                self.fail(detail, value_path, rule=rule)
             if not isinstance(value, str):
                 where.append((column, KeyValue(constant=value)))
                 continue
             expression, tokens = self.expression(value, value_path, rule=rule)
-            self.check_names(expression, tokens, frozenset(), value_path, rule=rule)
-            steps = field_path(tokens, "effect")
-            if steps is not None:
-                where.append((column, KeyValue(path=steps)))
-            else:
-                where.append((column, KeyValue(expression=expression)))
-        self.lookup_specs[name] = spec
-        self.lookups[name] = Lookup(name, spec.table, tuple(where), spec.limit, spec.one)
+            if "now" in expression.variables - bound_names(tokens):
+                detail = f"where {column}: now cannot key a lookup (rows are read before rules run)"
+                self.fail(
+                    detail, value_path, rule=rule, at=self.name_at(expression, tokens, "now", value_path)
+                )
+            refers = self.check_names(expression, tokens, frozenset(self.declared), value_path, rule=rule)
+            for before in sorted(refers):
+                at = self.name_at(expression, tokens, before, value_path)
+                if not self.declared[before][0].one:
+                    detail = (
+                        f"where {column}: lookup {before!r} is a list; a key comes from a one: true lookup"
+                    )
+                    self.fail(detail, value_path, rule=rule, at=at)
+                self.keyed_by[(name, before)] = (value_path, at)
+            where.append((column, _key_value(expression, tokens, frozenset(refers))))
+        return Lookup(name, spec.table, tuple(where), spec.limit, spec.one)
+
+    def in_dependency_order(self, lookups: dict[str, Lookup]) -> dict[str, Lookup]:
+        """The lookups with each after those that key it (else in file order).
+
+        A cycle fails the load, and so does a chain longer than the fetch
+        rounds can follow (one round per link).
+        """
+        ordered: dict[str, Lookup] = {}
+        depth: dict[str, int] = {}
+        path: list[str] = []
+
+        def visit(name: str) -> None:
+            if name in ordered:
+                return
+            if name in path:
+                cycle = " -> ".join([*path[path.index(name) :], name])
+                value_path, at = self.keyed_by[(path[-1], name)]
+                detail = f"lookups {cycle} take their keys from each other in a cycle"
+                self.fail(detail, value_path, rule=self.declared[path[-1]][2], at=at)
+            path.append(name)
+            for before in lookups[name].after:
+                visit(before)
+            path.pop()
+            ordered[name] = lookups[name]
+            depth[name] = max((depth[before] + 1 for before in lookups[name].after), default=0)
+            if depth[name] >= MAX_ROUNDS:
+                deepest = max(lookups[name].after, key=depth.__getitem__)
+                value_path, at = self.keyed_by[(name, deepest)]
+                detail = (
+                    f"lookup {name!r} is keyed through {depth[name]} other lookups;"
+                    f" at most {MAX_ROUNDS - 1} (one read round each)"
+                )
+                self.fail(detail, value_path, rule=self.declared[name][2], at=at)
+
+        for name in lookups:
+            visit(name)
+        return ordered
 
     def rule(self, index: int) -> Rule:
         spec = self.spec.rules[index]
@@ -133,16 +189,16 @@ class _Compiler:
         require, tokens = self.expression(spec.require, (*path, "require"), rule=spec.id)
         message = self.template(spec.message, (*path, "message"), rule=spec.id)
         hint = self.template(spec.hint, (*path, "hint"), rule=spec.id) if spec.hint is not None else None
-        used = self.check_names(require, tokens, frozenset(self.lookups), (*path, "require"), rule=spec.id)
+        names = frozenset(self.lookups)
+        used = self.check_names(require, tokens, names, (*path, "require"), rule=spec.id, now=True)
         for template, field in ((message, "message"), (hint, "hint")):
             if template is not None:
                 for part in template.expressions:
                     part_tokens = tokenize(part.source)
-                    used |= self.check_names(
-                        part, part_tokens, frozenset(self.lookups), (*path, field), rule=spec.id
-                    )
+                    used |= self.check_names(part, part_tokens, names, (*path, field), rule=spec.id, now=True)
+        needed = self.keying(used)
         for name in spec.let:
-            if name not in used:
+            if name not in needed:
                 self.fail(f"let {name!r} is never used by this rule", (*path, "let", name), rule=spec.id)
         tables = None if "*" in spec.when.tables else frozenset(spec.when.tables)
         return Rule(
@@ -157,7 +213,19 @@ class _Compiler:
             message=message,
             hint=hint,
             line=self.source.position(path)[0],
+            now="now" in used,
         )
+
+    def keying(self, names: set[str]) -> set[str]:
+        """``names`` and the lookups that key them, transitively."""
+        needed = {name for name in names if name in self.lookups}
+        pending = list(needed)
+        while pending:
+            for before in self.lookups[pending.pop()].after:
+                if before not in needed:
+                    needed.add(before)
+                    pending.append(before)
+        return needed
 
     def expression(self, source: str, path: DocPath, *, rule: str | None) -> tuple[Expression, list[Token]]:
         try:
@@ -190,17 +258,37 @@ class _Compiler:
         path: DocPath,
         *,
         rule: str | None,
+        now: bool = False,
     ) -> set[str]:
-        """The lookups the expression uses; an unknown name fails the load at its position."""
+        """The lookups (and ``now``) the expression uses; an unknown name fails the load at its position."""
         free = expression.variables - bound_names(tokens) - {"effect"}
-        unknown = sorted(free - allowed)
+        unknown = sorted(free - allowed - ({"now"} if now else set()))
         if unknown:
             name = unknown[0]
-            offset = next((t.offset for t in tokens if t.kind == "ident" and t.text == name), 0)
-            before = expression.source[:offset]
-            line = before.count("\n") + 1
-            column = offset - (before.rfind("\n") + 1) + 1
-            at = self.source.position_in_scalar(path, line, column)
-            known = ", ".join(["effect", *sorted(allowed)])
+            at = self.name_at(expression, tokens, name, path)
+            known = ", ".join(["effect", *sorted(allowed), *(["now"] if now else [])])
             self.fail(f"{path[-1]}: unknown name {name!r} (known: {known})", path, rule=rule, at=at)
         return set(free)
+
+    def name_at(
+        self, expression: Expression, tokens: list[Token], name: str, path: DocPath
+    ) -> tuple[int, int]:
+        """The file position of the first use of ``name`` in the expression held at ``path``."""
+        offset = next((t.offset for t in tokens if t.kind == "ident" and t.text == name), 0)
+        before = expression.source[:offset]
+        line = before.count("\n") + 1
+        column = offset - (before.rfind("\n") + 1) + 1
+        return self.source.position_in_scalar(path, line, column)
+
+
+def _key_value(expression: Expression, tokens: list[Token], refers: frozenset[str]) -> KeyValue:
+    """A ``where`` value: a plain path from ``effect`` or from the lookup it reads, else the expression."""
+    steps = field_path(tokens, "effect")
+    if steps is not None and not refers:
+        return KeyValue(path=steps)
+    if len(refers) == 1:
+        (root,) = refers
+        steps = field_path(tokens, root)
+        if steps is not None:
+            return KeyValue(path=steps, root=root, refers=refers)
+    return KeyValue(expression=expression, refers=refers)

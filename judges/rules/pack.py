@@ -1,112 +1,41 @@
 """A compiled rule pack: the judge that evaluates one rule file over a commit.
 
-Two steps, both pure. :meth:`RulePack.queries` picks, for every effect, the
-rules that apply to it and the lookups those rules use, and turns each lookup
-into a :class:`~judges.state.Query` by evaluating its ``where`` values over the
-effect. :meth:`RulePack.__call__` builds one CEL environment per effect
-(``effect`` plus the fetched rows of its lookups, see :mod:`judges.rules.view`)
-and evaluates every applicable rule's ``require`` against it.
+Pure steps. :meth:`RulePack.queries` picks, for every effect, the rules that
+apply to it and the lookups those rules use, and turns each lookup keyed by
+the effect alone into a :class:`~judges.state.Query` by evaluating its
+``where`` values over the effect. :meth:`RulePack.follow_up` does the same,
+round after round, for chained lookups (keyed by a row another lookup
+fetched, :mod:`judges.rules.lookup`), in dependency order.
+:meth:`RulePack.__call__` builds one CEL environment per effect (``effect``,
+``now`` when a rule reads it, and the fetched rows of its lookups, see
+:mod:`judges.rules.view`) and evaluates every applicable rule's ``require``
+against it.
 
 A rule whose ``require`` is false yields a finding with the rule's decision
 and its rendered message and hint. A rule that cannot be evaluated (a CEL
-error, a result that is not a bool, a lookup that failed or was not fetched)
-yields a blocking finding that names the rule: the pack fails closed.
+error, a result that is not a bool, a lookup that failed or was not fetched,
+``now`` when the commit has no time) yields a blocking finding that names
+the rule: the pack fails closed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from judges.effects import Effect, EffectKind
 from judges.rules.engine import CelEvalError, Environment, Expression, evaluate_all
+from judges.rules.lookup import Lookup, LookupFailure
 from judges.rules.template import Template
 from judges.rules.view import effect_view, rows_view, to_cel
-from judges.state import Query, StateSnapshot
+from judges.state import Query, Row, StateSnapshot
 from judges.verdict import CommitContext, Finding, Severity, Verdict
 
-__all__ = ["KeyValue", "Lookup", "Rule", "RulePack"]
+__all__ = ["Rule", "RulePack"]
 
-Scalar = str | int | float | bool | None
-_SCALAR_TYPES = (str, int, float, bool, type(None))
-
-
-class _LookupFailure(Exception):
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class KeyValue:
-    """One ``where`` value: a constant, a plain path into ``effect``, or a CEL expression over it."""
-
-    constant: Scalar = None
-    path: tuple[str, ...] | None = None
-    expression: Expression | None = None
-
-    def resolve(self, effect: Effect, environment: Callable[[], Environment]) -> Scalar:
-        if self.path is not None:
-            value = _follow(effect, self.path)
-        elif self.expression is not None:
-            try:
-                value = self.expression.evaluate(environment())
-            except CelEvalError as exc:
-                raise _LookupFailure(str(exc)) from exc
-        else:
-            return self.constant
-        value = to_cel(value, None)
-        if not isinstance(value, _SCALAR_TYPES):
-            raise _LookupFailure(f"a lookup value must be a scalar, got {type(value).__name__}")
-        return value
-
-
-def _follow(effect: Effect, path: tuple[str, ...]) -> Any:
-    head, rest = path[0], path[1:]
-    value: Any
-    if head == "before":
-        value = effect.before
-    elif head == "after":
-        value = effect.after
-    elif head == "key":
-        value = effect.key_text
-    elif head == "table":
-        value = effect.table
-    elif head == "kind":
-        value = effect.kind.value
-    elif head == "changed":
-        value = list(effect.changed_fields)
-    else:
-        raise _LookupFailure(f"no such key: {head!r}")
-    walked = f"effect.{head}"
-    for name in rest:
-        if not isinstance(value, Mapping):
-            raise _LookupFailure(
-                f"{walked} is {'null' if value is None else type(value).__name__}, not a map"
-            )
-        if name not in value:
-            raise _LookupFailure(f"no such key: {name!r}")
-        value = value[name]
-        walked += f".{name}"
-    return value
-
-
-@dataclass(frozen=True, slots=True)
-class Lookup:
-    """Rows of ``table`` matching ``where``, bound to ``name`` (the first row or null when ``one``)."""
-
-    name: str
-    table: str
-    where: tuple[tuple[str, KeyValue], ...]
-    limit: int | None = None
-    one: bool = False
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "where", tuple(sorted(self.where, key=lambda item: item[0])))
-
-    def query(self, effect: Effect, environment: Callable[[], Environment]) -> Query:
-        """The query for one effect (columns in sorted order, as :meth:`Query.of` makes them)."""
-        where = tuple((column, value.resolve(effect, environment)) for column, value in self.where)
-        return Query(self.table, where, 1 if self.one else self.limit)
+_NO_CLOCK = "now: the commit time is not known (the gate was given no clock)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +53,7 @@ class Rule:
     message: Template
     hint: Template | None = None
     line: int = 0
+    now: bool = False
 
     def applies_to(self, table: str, kind: EffectKind) -> bool:
         return kind in self.kinds and (self.tables is None or table in self.tables)
@@ -137,11 +67,17 @@ class Rule:
 
 @dataclass(frozen=True, slots=True)
 class _Group:
-    """Rules that apply together, with their programs and the lookups they use (in pack order)."""
+    """Rules that apply together, with their programs and the lookups they need (in pack order).
+
+    ``lookups`` includes the lookups that key a chained one; ``chained`` says
+    whether any of them is chained, ``now`` whether a rule reads the time.
+    """
 
     rules: tuple[Rule, ...]
     programs: tuple[Expression, ...]
     lookups: tuple[str, ...]
+    chained: bool = False
+    now: bool = False
 
 
 _EMPTY = _Group((), (), ())
@@ -172,6 +108,7 @@ class RulePack:
         self.lookups = dict(lookups)
         self.fields = fields
         self.source = source
+        self._chained = any(lookup.after for lookup in self.lookups.values())
         self._candidates: dict[tuple[str, EffectKind], tuple[tuple[Rule, ...], _Group | None]] = {}
         self._groups: dict[tuple[int, ...], _Group] = {}
         self._last_plan: tuple[Sequence[Effect], list[_Plan]] | None = None
@@ -184,17 +121,31 @@ class RulePack:
         return self._group_for(effect).rules
 
     def queries(self, effects: Sequence[Effect]) -> list[Query]:
+        """The first round: the lookups keyed by the effects alone."""
         seen: dict[Query, None] = {}
         for plan in self._plan(effects):
             for query in plan.queries.values():
                 seen.setdefault(query, None)
         return list(seen)
 
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> list[Query]:
+        """The chained lookups whose keys the rows fetched so far give, and that are not fetched yet."""
+        if not self._chained:
+            return []
+        seen: dict[Query, None] = {}
+        for plan in self._plan(effects):
+            if plan.group.chained:
+                queries, _ = self._resolve(plan, state)
+                for query in queries.values():
+                    if query not in state.answers:
+                        seen.setdefault(query, None)
+        return list(seen)
+
     def __call__(self, context: CommitContext) -> Verdict:
         findings: list[Finding] = []
         for plan in self._plan(context.effects):
             if plan.group.rules:
-                self._judge_effect(plan, context.state, findings)
+                self._judge_effect(plan, context.state, context.now, findings)
         return Verdict.of(findings)
 
     def _group_for(self, effect: Effect) -> _Group:
@@ -216,10 +167,24 @@ class RulePack:
         key = tuple(id(rule) for rule in rules)
         group = self._groups.get(key)
         if group is None:
-            used = {name for rule in rules for name in rule.lookups}
+            used = self._needed({name for rule in rules for name in rule.lookups})
             lookups = tuple(name for name in self.lookups if name in used)
-            group = self._groups[key] = _Group(rules, tuple(rule.require for rule in rules), lookups)
+            chained = any(self.lookups[name].after for name in lookups)
+            now = any(rule.now for rule in rules)
+            programs = tuple(rule.require for rule in rules)
+            group = self._groups[key] = _Group(rules, programs, lookups, chained, now)
         return group
+
+    def _needed(self, names: set[str]) -> set[str]:
+        """``names`` and every lookup that keys one of them, transitively."""
+        needed: set[str] = set()
+        pending = list(names)
+        while pending:
+            name = pending.pop()
+            if name not in needed:
+                needed.add(name)
+                pending.extend(self.lookups[name].after)
+        return needed
 
     def _plan(self, effects: Sequence[Effect]) -> list[_Plan]:
         # The gate asks for queries and then for the verdict over the same effects tuple;
@@ -246,35 +211,81 @@ class RulePack:
         queries: dict[str, Query] = {}
         failures: dict[str, str] = {}
         for name in group.lookups:
+            lookup = self.lookups[name]
+            if lookup.after:
+                continue
             try:
-                queries[name] = self.lookups[name].query(effect, environment)
-            except (_LookupFailure, CelEvalError) as exc:
+                queries[name] = lookup.query(effect, environment)
+            except (LookupFailure, CelEvalError) as exc:
                 failures[name] = str(exc)
         return _Plan(effect, group, queries, failures)
 
-    def _judge_effect(self, plan: _Plan, state: StateSnapshot, findings: list[Finding]) -> None:
+    def _resolve(self, plan: _Plan, state: StateSnapshot) -> tuple[dict[str, Query], dict[str, str]]:
+        """The plan's queries and failures, plus the chained lookups that the rows in ``state`` key."""
+        queries, failures = dict(plan.queries), dict(plan.failures)
+        for name in plan.group.lookups:
+            lookup = self.lookups[name]
+            if not lookup.after or name in queries or name in failures:
+                continue
+            rows: dict[str, Row | None] = {}
+            for before in lookup.after:
+                if before in failures:
+                    failures[name] = f"lookup {before!r}: {failures[before]}"
+                    break
+                answer = state.answers.get(queries[before]) if before in queries else None
+                if answer is None:
+                    break
+                rows[before] = answer[0] if answer else None
+            else:
+                try:
+                    queries[name] = lookup.query(plan.effect, self._environment(plan.effect, rows), rows)
+                except (LookupFailure, CelEvalError) as exc:
+                    failures[name] = str(exc)
+        return queries, failures
+
+    def _environment(self, effect: Effect, rows: Mapping[str, Row | None]) -> Callable[[], Environment]:
+        """The environment a chained lookup's expressions read: ``effect`` and the rows keying it."""
+
+        def environment() -> Environment:
+            variables: dict[str, Any] = {"effect": effect_view(effect, self.fields)}
+            for name, row in rows.items():
+                variables[name] = rows_view((row,) if row is not None else (), self.fields, True)
+            return Environment(variables)
+
+        return environment
+
+    def _judge_effect(
+        self, plan: _Plan, state: StateSnapshot, now: datetime | None, findings: list[Finding]
+    ) -> None:
         effect, group = plan.effect, plan.group
         variables: dict[str, Any] = {"effect": effect_view(effect, self.fields)}
-        broken = dict(plan.failures)
-        for name, query in plan.queries.items():
+        queries, broken = self._resolve(plan, state) if group.chained else (plan.queries, dict(plan.failures))
+        for name in group.lookups:
+            if name in broken:
+                continue
             try:
-                rows = state.rows(query)
+                rows = state.rows(queries[name])
             except KeyError:
                 broken[name] = "its rows were not fetched before the judges ran"
                 continue
             variables[name] = rows_view(rows, self.fields, self.lookups[name].one)
+        if group.now and now is not None:
+            variables["now"] = to_cel(now, None)
         try:
             environment = Environment(variables)
         except CelEvalError as exc:
             findings.extend(self._failed(rule, effect, str(exc)) for rule in group.rules)
             return
-        if broken:
+        clockless = group.now and now is None
+        if broken or clockless:
             # A rule whose lookup failed blocks even if its condition would not have needed the rows.
-            usable = [rule for rule in group.rules if not broken.keys() & set(rule.lookups)]
+            usable = []
             for rule in group.rules:
-                failed = next((name for name in rule.lookups if name in broken), None)
-                if failed is not None:
-                    findings.append(self._failed(rule, effect, f"lookup {failed!r}: {broken[failed]}"))
+                problem = _problem(rule, broken, clockless)
+                if problem is None:
+                    usable.append(rule)
+                else:
+                    findings.append(self._failed(rule, effect, problem))
             rules = tuple(usable)
             results = evaluate_all([rule.require for rule in rules], environment)
         else:
@@ -307,3 +318,11 @@ class RulePack:
         message = f"rule {rule.id} could not be evaluated for {effect.table} {effect.key_text}: {detail}"
         evidence = self._evidence(effect) | {"error": detail}
         return Finding(self.name, Severity.BLOCK, message, rule=rule.id, evidence=evidence)
+
+
+def _problem(rule: Rule, broken: Mapping[str, str], clockless: bool) -> str | None:
+    """Why ``rule`` cannot be evaluated: a lookup it reads failed, or it reads ``now`` and there is none."""
+    failed = next((name for name in rule.lookups if name in broken), None)
+    if failed is not None:
+        return f"lookup {failed!r}: {broken[failed]}"
+    return _NO_CLOCK if rule.now and clockless else None
