@@ -4,7 +4,8 @@ One pinned connection per transaction, one SAVEPOINT per call (a failed call,
 or one that raised, rolls back only itself, so a retry is always safe), row
 changes captured by triggers (:mod:`guard.store.capture`), and COMMIT or
 ROLLBACK at the end. The tool module names its tables with a SQLAlchemy
-``metadata``; without one, the database's tables are reflected.
+``metadata``; without one, the database's tables are reflected. The judges
+read the pending state through :class:`~guard.backends.reads.SqlStateReader`.
 """
 
 from __future__ import annotations
@@ -15,16 +16,17 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import MetaData, Table, and_, select
+from sqlalchemy import MetaData
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from guard.backends.base import UpstreamReport
+from guard.backends.reads import SqlStateReader
 from guard.clock import Clock
 from guard.errors import ConfigError
 from guard.execute import CallOutcome, execute
-from guard.store.capture import Capture, jsonable
+from guard.store.capture import Capture
 from guard.tools import ToolContext, ToolRegistry, ToolSpec
-from judges import Effect, Judge, Query, StateSnapshot, fold_changes
+from judges import Effect, Judge, fold_changes
 
 __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
 
@@ -42,27 +44,6 @@ def load_tool_module(path: str) -> ModuleType:
     if not isinstance(getattr(module, "tools", None), ToolRegistry):
         raise ConfigError(f"backend module {path!r} has no `tools` (a guard.ToolRegistry)")
     return module
-
-
-class SqlStateReader:
-    """Answers judges' queries on the transaction's own connection (so it sees pending rows)."""
-
-    def __init__(self, conn: AsyncConnection, tables: Mapping[str, Table]) -> None:
-        self._conn = conn
-        self._tables = tables
-
-    async def fetch(self, queries: Sequence[Query]) -> StateSnapshot:
-        answers = {}
-        for query in queries:
-            table = self._tables.get(query.table)
-            if table is None:
-                raise KeyError(f"judge asked for unknown table {query.table!r}")
-            statement = select(table).where(and_(*(table.c[col] == value for col, value in query.where)))
-            if query.limit is not None:
-                statement = statement.limit(query.limit)
-            rows = await self._conn.execute(statement)
-            answers[query] = tuple({k: jsonable(v) for k, v in row._mapping.items()} for row in rows)
-        return StateSnapshot(answers)
 
 
 class SqlSession:
