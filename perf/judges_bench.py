@@ -20,6 +20,13 @@ Printed per case: the median over repeats of
   tuple each time, so nothing is carried over between commits.
 Then the ratio of the 1M-row to the 1k-row gate time for each effect count.
 Goals: gate <= 1 ms for 10 effects x 50 rules; ratio <= 1.2.
+
+Then the same workload with two more rules, on the fetch rounds: one reads a
+chained lookup (the ticket's order, then the customer who referred that
+order, keyed by the order row: a second round) and one a lookup keyed by a field that is
+null in every effect (the ticket's parent, answered empty without a read).
+Printed per case: the rounds, the queries read and skipped, and ``eval`` and
+``gate`` as above.
 """
 
 from __future__ import annotations
@@ -43,6 +50,7 @@ from judges import (
     MemoryState,
     RulePack,
     StateSnapshot,
+    gather_memory,
     parse_rule_pack,
 )
 
@@ -93,6 +101,26 @@ PACK = (
     "rules:\n" + "".join(_rule(i) for i in range(RULES))
 )
 
+ROUNDS_PACK = (
+    PACK.replace(
+        "rules:\n",
+        '  referrer: {table: customers, where: {id: "order.referred_by"}, one: true}\n'
+        '  parent: {table: tickets, where: {id: "effect.after.parent_id"}, one: true}\n'
+        "rules:\n",
+        1,
+    )
+    + "  - id: chained\n"
+    "    when: {table: tickets, kind: [update]}\n"
+    "    require: \"referrer == null || referrer.tier != 'banned'\"\n"
+    "    decision: block\n"
+    '    message: "ticket {{effect.key}}: the customer who referred its order is banned"\n'
+    "  - id: null-key\n"
+    "    when: {table: tickets, kind: [update]}\n"
+    "    require: \"parent == null || parent.status != 'closed'\"\n"
+    "    decision: block\n"
+    '    message: "ticket {{effect.key}}: its parent is closed"\n'
+)
+
 
 def build_state(rows: int) -> dict[str, list[dict[str, Any]]]:
     per_table = rows // 4
@@ -114,7 +142,14 @@ def build_state(rows: int) -> dict[str, list[dict[str, Any]]]:
         for i in range(per_table)
     ]
     orders = [
-        {"id": f"O{i}", "customer_id": f"C{i}", "total": 99.5, "state": "placed", "currency": "USD"}
+        {
+            "id": f"O{i}",
+            "customer_id": f"C{i}",
+            "referred_by": f"C{(i + 7) % per_table}",
+            "total": 99.5,
+            "state": "placed",
+            "currency": "USD",
+        }
         for i in range(per_table)
     ]
     shipments = [
@@ -143,6 +178,7 @@ def build_effects(count: int) -> list[Effect]:
             "description": "free text that no rule reads",
             "created_at": "2025-10-01T13:00:05Z",
             "tags": ["order", "retail"],
+            "parent_id": None,
         }
         after = dict(before, status="solved", amount=before["amount"] + 1)
         effects.append(
@@ -214,6 +250,41 @@ def main() -> None:
     ok_ratio = all(gate[(big, c)] / gate[(1_000, c)] <= 1.2 for c in (10, 100, 1_000))
     print(f"goal 10 effects x 50 rules <= 1 ms: {'met' if ok_latency else 'MISSED'}")
     print(f"goal 1M/1k ratio <= 1.2: {'met' if ok_ratio else 'MISSED'}")
+    rounds(big, args.quick)
+
+
+def rounds(big: int, quick: bool) -> None:
+    """The pack plus a chained-lookup rule and a null-key rule: rounds, reads and time."""
+    pack = parse_rule_pack(ROUNDS_PACK, "bench-rounds.yaml")
+    assert isinstance(pack, RulePack)
+    chain = JudgeChain([pack])
+    print(f"\nwith a chained lookup and a null-key lookup ({len(pack.rules)} rules)")
+    print(
+        f"{'state rows':>10} {'effects':>8} {'rounds':>6} {'read':>5} {'skipped':>7}"
+        f" {'eval ms':>9} {'gate ms':>9}"
+    )
+    for rows in (1_000, big):
+        reader = MemoryState(build_state(rows))
+        for count in (10, 100, 1_000):
+            effects = build_effects(count)
+            gathered = gather_memory([pack], tuple(effects), reader)
+            context = CommitContext("bench", tuple(effects), state=gathered.snapshot)
+            verdict = pack(context)
+            assert verdict.decision.value == "allow", verdict.findings[:2]
+            repeats = max(5, (200 if not quick else 50) // max(1, count // 10))
+            gc.collect()
+            gc.disable()
+            try:
+                evaluate = eval_us(pack, effects, gathered.snapshot, repeats)
+                whole = asyncio.run(gate_us(chain, reader, effects, repeats))
+            finally:
+                gc.enable()
+            print(
+                f"{rows:>10,} {count:>8,} {gathered.rounds:>6} {gathered.fetched:>5} {gathered.skipped:>7}"
+                f" {evaluate / 1000:>9.3f} {whole / 1000:>9.3f}"
+            )
+        del reader
+        gc.collect()
 
 
 if __name__ == "__main__":
