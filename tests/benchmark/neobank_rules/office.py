@@ -18,7 +18,7 @@ from typing import Any
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank import zendesk as z
 from benchmark.domains.neobank.judges import neobank_judges
-from judges import CommitContext, Finding, Judge, MemoryState, effects_between
+from judges import CommitContext, Finding, Judge, MemoryState, effects_between, gather_memory
 
 __all__ = ["NOW", "STAFF", "base_tables", "employee", "judge", "rules", "ticket"]
 
@@ -152,8 +152,9 @@ def judge(
     )
     state = MemoryState(after)
     chain = _chain()
-    queries = [query for judge in chain for query in judge.queries(effects)]
-    context = CommitContext("t-1", tuple(effects), (), "", state.snapshot(queries))
+    gathered = gather_memory(chain, tuple(effects), state)
+    assert gathered.failures == {}
+    context = CommitContext("t-1", tuple(effects), (), "", gathered.snapshot)
     return [finding for judge in chain for finding in judge(context).findings]
 
 

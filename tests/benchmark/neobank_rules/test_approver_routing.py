@@ -96,3 +96,26 @@ def test_the_urgency_follows_the_ticket_priority() -> None:
     findings = judge({"zendesk_tickets": [pending], "approval_requests": [_request("WD-DEV", "WD-MGR")]})
     assert rules(findings) == {"approval-urgency"}
     assert findings[0].hint == "allowed: urgent"
+
+
+def _hardware(requester: str, approver: str, *, before: dict[str, Any] | None = None) -> list[Any]:
+    pending = ticket(
+        "T-1",
+        requester,
+        "pending",
+        approval_required="yes",
+        approval_status="pending",
+        approver_id=approver,
+        approval_request_ids="APR-1",
+    )
+    request = _request(requester, approver, request_type="hardware_purchase")
+    return judge({"zendesk_tickets": [pending], "approval_requests": [request]}, before=before)
+
+
+def test_a_hardware_approval_goes_to_the_manager_or_past_them_when_they_are_on_leave() -> None:
+    """The manager's own manager is read through a chained lookup (requester, then requester_manager)."""
+    assert rules(_hardware("WD-DEV", "WD-MGR")) == set()
+    assert rules(_hardware("WD-DEV", "WD-DIR")) == {"approval-hardware-manager"}
+    on_leave = {"employees": [{"id": "WD-MGR", "employment_status": "on_leave"}]}
+    assert rules(_hardware("WD-DEV", "WD-DIR", before=on_leave)) == set()
+    assert rules(_hardware("WD-DEV", "WD-VP", before=on_leave)) == {"approval-hardware-manager"}

@@ -1,9 +1,9 @@
-"""Each neobank judge asks for every row it reads: judged alone, on a snapshot of its own queries only.
+"""Each neobank judge asks for every row it reads: judged alone, on a snapshot of its own reads only.
 
 In the gate all judges share one snapshot, so a judge that reads a row it
 never asked for can pass by luck; here each judge of the domain's chain
-runs on the golden commits' effects with nothing but its own queries
-answered, and must neither crash nor find anything.
+runs on the golden commits' effects with nothing but its own queries (and
+follow-ups, in rounds) answered, and must neither crash nor find anything.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import pytest
 from benchmark.dataset import Task, load_scenario
 from benchmark.domains import Domain
 from benchmark.world import golden, open_world
-from judges import CommitContext, MemoryState, effects_between
+from judges import CommitContext, MemoryState, effects_between, gather_memory
 from tests.benchmark.neobank_rules.conftest import NEOBANK
 
 _TESTS = (
@@ -48,6 +48,6 @@ async def test_each_judge_alone_on_a_golden_commit(
     assert effects
     state = MemoryState(after)
     for judge in neobank_domain.judges:
-        context = CommitContext("t", effects, (), "", state.snapshot(judge.queries(effects)))
+        context = CommitContext("t", effects, (), "", gather_memory([judge], effects, state).snapshot)
         verdict = judge(context)
         assert [f for f in verdict.findings if f.severity.value == "block"] == [], judge.name
