@@ -135,7 +135,7 @@ async def test_a_whole_guarded_conversation(
     assert commit_instructions("guard_commit") in system["content"]
     assert messages(agent_server, 0)[1] == {"role": "user", "content": QUERY}
     listed = [tool["function"]["name"] for tool in first.body["tools"]]
-    assert listed == [*SHOP_TOOLS, "guard_commit"]
+    assert listed == [*SHOP_TOOLS, "guard_commit", "guard_rollback"]
     get_ticket = first.body["tools"][2]["function"]
     assert get_ticket["parameters"]["properties"]["ticket_id"]["type"] == "integer"
 
