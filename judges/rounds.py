@@ -22,7 +22,7 @@ against an async fetch (the gate, :meth:`~judges.chain.JudgeChain.run`) and
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Generator, Sequence
+from collections.abc import Awaitable, Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
@@ -49,7 +49,7 @@ class Gathered:
     """
 
     snapshot: StateSnapshot
-    failures: dict[str, str] = field(default_factory=dict)
+    failures: Mapping[str, str] = field(default_factory=dict)
     rounds: int = 0
     fetched: int = 0
     skipped: int = 0
@@ -80,7 +80,9 @@ def read_rounds(
     steps = rounds = fetched = skipped = 0
     wanted = _named(judges, failures, lambda judge: judge.queries(effects))
     while True:
-        new = [q for q in dict.fromkeys(q for qs in wanted.values() for q in qs) if q not in answers]
+        new = list(dict.fromkeys(query for queries in wanted.values() for query in queries))
+        if answers:
+            new = [query for query in new if query not in answers]
         if not new:
             break
         if steps == max_rounds:
@@ -89,15 +91,19 @@ def read_rounds(
                     failures[name] = f"it still named rows to read after {max_rounds} rounds"
             break
         steps += 1
-        empty = [query for query in new if query.null_key]
-        skipped += len(empty)
-        answers.update(dict.fromkeys(empty, ()))
-        asked = [query for query in new if not query.null_key]
+        asked = []
+        for query in new:
+            if query.null_key:
+                answers[query] = ()
+                skipped += 1
+            else:
+                asked.append(query)
         if asked:
             snapshot = yield asked
             rounds += 1
             fetched += len(asked)
-            answers.update({query: snapshot.rows(query) for query in asked})
+            # A query the reader left out stays unanswered: the judge reading it fails closed.
+            answers.update(snapshot.answers)
         following = [judge for judge in judges if judge.name not in failures and _follows(judge)]
         wanted = _named(following, failures, _follow_up(effects, StateSnapshot(dict(answers))))
     return Gathered(StateSnapshot(answers), failures, rounds, fetched, skipped)
