@@ -98,7 +98,9 @@ def _row_order(spec: TableSpec) -> Any:
 
         def by_key(row: dict[str, Any]) -> tuple[str, str]:
             if len(columns) == 1:
-                ident = str(row.get(columns[0], ""))
+                value = row.get(columns[0], "")
+                # a structured key is ordered by its canonical text, which ignores its key order
+                ident = canonical_json(value) if isinstance(value, (dict, list)) else str(value)
             else:
                 ident = canonical_json([row.get(c) for c in columns])
             return (ident, canonical_json(row))
