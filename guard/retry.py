@@ -9,6 +9,7 @@ jitter; the sleep function is injectable so tests do not wait.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -67,8 +68,25 @@ async def call_with_retries(
 
     The last outcome, or the last exception, is returned with the number of
     repeats; cancellation and other ``BaseException``s propagate untouched.
+    The first attempt runs outside tenacity (most calls need no second one,
+    and building a retry loop for each would cost more than the call); a
+    retryable first failure hands the remaining attempts to tenacity, with
+    the backoff it would have used.
     """
     seen: list[str] = []
+    try:
+        first = await attempt()
+    except Exception as exc:
+        error_class = classify(exc)
+        seen.append(error_class)
+        if policy.max_attempts == 1 or not retryable(error_class):
+            return Retried(None, exc, 0, tuple(seen))
+    else:
+        if first.ok or first.error_class is None:
+            return Retried(first, None, 0, ())
+        seen.append(first.error_class)
+        if policy.max_attempts == 1 or not retryable(first.error_class):
+            return Retried(first, None, 0, tuple(seen))
 
     def exception_retryable(exc: BaseException) -> bool:
         if not isinstance(exc, Exception):
@@ -87,22 +105,24 @@ async def call_with_retries(
         assert state.outcome is not None
         return state.outcome.result()
 
+    # the loop's own attempts are the 2nd, 3rd, ...: its exponential waits start one step later
     retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts),
-        wait=wait_exponential(multiplier=policy.initial_backoff_s, max=policy.max_backoff_s)
+        stop=stop_after_attempt(policy.max_attempts - 1),
+        wait=wait_exponential(multiplier=policy.initial_backoff_s * 2, max=policy.max_backoff_s)
         + wait_random(0, policy.jitter_s),
         retry=retry_if_exception(exception_retryable) | retry_if_result(outcome_retryable),
         sleep=sleep,
         reraise=True,
         retry_error_callback=give_back,
     )
-    attempts = 0
+    attempts = 1
 
     async def counted() -> CallOutcome:
         nonlocal attempts
         attempts += 1
         return await attempt()
 
+    await sleep(min(policy.initial_backoff_s, policy.max_backoff_s) + random.uniform(0, policy.jitter_s))
     try:
         outcome: CallOutcome = await retrying(counted)
     except Exception as exc:

@@ -33,6 +33,7 @@ __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
 log = logging.getLogger(__name__)
 
 _OWN_TABLES = ("guard_", "alembic_", "sqlite_")
+_SAVEPOINT = "guard_call"
 
 
 def load_tool_module(path: str) -> ModuleType:
@@ -56,18 +57,22 @@ class SqlSession:
     async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
         clock, transaction_id = self._ctx_base
         ctx = ToolContext(self._conn, clock, spec.name, transaction_id)
-        savepoint = await self._conn.begin_nested()
+        # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
+        await self._conn.exec_driver_sql(f"SAVEPOINT {_SAVEPOINT}")
         try:
             outcome = await execute(spec, ctx, arguments)
         except BaseException:
-            if savepoint.is_active:
-                await savepoint.rollback()
+            await self._undo_call()
             raise
         if outcome.ok:
-            await savepoint.commit()
+            await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
         else:
-            await savepoint.rollback()
+            await self._undo_call()
         return outcome
+
+    async def _undo_call(self) -> None:
+        await self._conn.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
+        await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
 
     async def effects(self) -> list[Effect]:
         changes = await self._backend.capture.changes(self._conn)
