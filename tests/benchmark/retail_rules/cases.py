@@ -348,6 +348,30 @@ WRONG: dict[str, Wrong] = {
         "refund-late-delivery-amount",
         ("RFD-20000001", "late_delivery_compensation of 100", "ORD-10000020", "10%"),
     ),
+    "late delivery compensation at 5% for a regular customer": Wrong(
+        "ST002_003",
+        change("create_refund", amount=62.25),
+        "refund-late-delivery-amount",
+        (
+            "RFD-20000001",
+            "late_delivery_compensation of 62.25",
+            "CUS-10000010",
+            "customer_score 92",
+            "allowed: 10%",
+        ),
+    ),
+    "late delivery compensation at 10% for an opportunist": Wrong(
+        "ST002_004",
+        change("create_refund", amount=89.55),
+        "refund-late-delivery-amount",
+        ("late_delivery_compensation of 89.55", "customer_score 48", "allowed: 5%"),
+    ),
+    "minor defect refund at the regular rate for a bonus hunter": Wrong(
+        "ST012_003",
+        change("create_refund", amount=259.8),
+        "refund-minor-defect-amount",
+        ("RFD-20000001", "partial_refund_minor_defect of 259.8", "customer_score 28", "allowed: 5%", "1299"),
+    ),
     "minor defect refund of a made-up amount": Wrong(
         "ST012_003",
         change("create_refund", amount=200.0),
@@ -524,7 +548,42 @@ WRONG: dict[str, Wrong] = {
             before=UPDATE,
         ),
         "rma-return-window",
-        ("RMA-20000004", "ORD-02001111", "60-day window", "warranty claim"),
+        ("RMA-20000004", "ORD-02001111", "30-day window", "computing", "warranty claim"),
+    ),
+    "standard customer's tablet returned after the half window": Wrong(
+        "ST006_002",
+        chain(
+            add(
+                "create_rma",
+                {
+                    "order_id": "ORD-10000010",
+                    "line_item_id": "LIN-10000010",
+                    "customer_id": "CUS-10000010",
+                    "return_reason": "not_as_expected",
+                    "is_defective": False,
+                    "refund_amount": 372.66,
+                    "restocking_fee": 67.35,
+                    "return_shipping_cost": 8.99,
+                    "removal_fee": 0,
+                },
+                before=UPDATE,
+            ),
+            change_item(UPDATE, -1, status="hold"),
+        ),
+        "rma-return-window",
+        ("ORD-10000010", "30-day window", "standard customer", "computing", "is_defective false"),
+    ),
+    "return shipping charged for a heavy item": Wrong(
+        "ST006_006",
+        change("create_rma", return_shipping_cost=8.99, refund_amount=151.66),
+        "rma-return-shipping",
+        ("return_shipping_cost 8.99", "42 lb", "standard", "allowed: 0 "),
+    ),
+    "refurbished item returned for a change of mind": Wrong(
+        "ST008_003",
+        change("create_rma", return_reason="changed_mind", is_defective=False),
+        "rma-refurbished-defective-only",
+        ("refurbished product APPL-REF-6634", "return_reason 'changed_mind'", "allowed: a return"),
     ),
     "same item returned twice": Wrong(
         "ST006_004",
@@ -599,21 +658,6 @@ MISSED: dict[str, Wrong] = {
             "a ticket-only transaction names no customer record; the tier needs the requester's profile, "
             "found by the requester's email: a second round of lookups the gate does not do"
         ),
-    ),
-    "late delivery compensation at 5% for a regular customer": Wrong(
-        "ST002_003",
-        change("create_refund", amount=62.25),
-        "refund-late-delivery-amount",
-        why=(
-            "the percentage follows the customer's score; a refund names only its order, and the "
-            "order's customer profile is a second round of lookups"
-        ),
-    ),
-    "return shipping charged for a heavy item": Wrong(
-        "ST006_006",
-        change("create_rma", return_shipping_cost=8.99, refund_amount=151.66),
-        "rma-return-shipping",
-        why="the item's weight is on the product, found through the line item: a second round of lookups",
     ),
     "carrier investigation solved without saying so in the ticket": Wrong(
         "ST004_009",
