@@ -157,6 +157,12 @@ WRONG: dict[str, Wrong] = {
         "ticket-status-for-outcome",
         ("ticket 7", "status 'pending'", "exchange", "allowed: hold, solved"),
     ),
+    "Plus member's follow-up on a ticket alone at normal priority": Wrong(
+        "ST003_003",
+        change_item(UPDATE, priority="normal"),
+        "ticket-priority",
+        ("ticket 6", "priority 'normal'", "plus_member", "CUS-20000001", "allowed: urgent, high"),
+    ),
     "VIP ticket at normal priority": Wrong(
         "ST004_001",
         change_item(CREATE, priority="normal"),
@@ -650,15 +656,6 @@ WRONG: dict[str, Wrong] = {
 }
 
 MISSED: dict[str, Wrong] = {
-    "VIP follow-up on a ticket alone at high priority": Wrong(
-        "ST003_003",
-        change_item(UPDATE, priority="normal"),
-        "ticket-priority",
-        why=(
-            "a ticket-only transaction names no customer record; the tier needs the requester's profile, "
-            "found by the requester's email: a second round of lookups the gate does not do"
-        ),
-    ),
     "carrier investigation solved without saying so in the ticket": Wrong(
         "ST004_009",
         change_item(UPDATE, status="solved", description="Customer informed; case handled."),

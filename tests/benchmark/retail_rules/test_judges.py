@@ -10,7 +10,17 @@ import pytest
 
 from benchmark.domains.retail.judges import ReturnsJudge, TicketClaimsJudge, TicketOutcomeJudge, WorkflowJudge
 from benchmark.domains.retail.judges.claims import reported
-from judges import CallRecord, CommitContext, Effect, EffectKind, Judge, MemoryState, Severity, diff_fields
+from judges import (
+    CallRecord,
+    CommitContext,
+    Effect,
+    EffectKind,
+    Judge,
+    MemoryState,
+    Severity,
+    diff_fields,
+    gather_memory,
+)
 
 NOW = datetime(2025, 10, 1, 13, 0, tzinfo=UTC)
 
@@ -55,8 +65,9 @@ def judge_commit(
     calls: Sequence[CallRecord] = (),
 ) -> list[tuple[str | None, Severity, str]]:
     state = MemoryState({"zendesk_users": [], "customer_profiles": [], **tables})
-    snapshot = state.snapshot(judge.queries(tuple(effects)))
-    verdict = judge(CommitContext("t", tuple(effects), tuple(calls), "", snapshot))
+    gathered = gather_memory([judge], tuple(effects), state)
+    assert gathered.failures == {}
+    verdict = judge(CommitContext("t", tuple(effects), tuple(calls), "", gathered.snapshot))
     return [(f.rule, f.severity, f.message) for f in verdict.findings]
 
 
@@ -107,6 +118,43 @@ def test_tickets_of_other_requesters_do_not_document_the_work() -> None:
     (finding,) = judge_commit(TicketOutcomeJudge(), effects, tables)
     assert finding[0] == "ticket-documents-work"
     assert "no ticket requested by ann@example.com" in finding[2]
+
+
+@pytest.mark.parametrize(
+    ("profiles", "priority", "allowed"),
+    [
+        ([profile("vip", email="Ann@Example.com")], "high", "allowed: urgent"),
+        ([profile("vip", email="Ann@Example.com")], "urgent", None),
+        ([profile("plus_member", email="Ann@Example.com")], "normal", "allowed: urgent, high"),
+        ([profile("plus_member", email="Ann@Example.com")], "high", None),
+        ([profile("standard", email="Ann@Example.com")], "low", None),
+        ([profile("vip", email="ann@example.com")], "high", None),
+        (
+            [
+                profile("vip", email="Ann@Example.com"),
+                profile("plus_member", customer="CUS-2", email="Ann@Example.com"),
+            ],
+            "high",
+            None,
+        ),
+    ],
+)
+def test_a_ticket_alone_has_its_requesters_tier_priority(
+    profiles: list[Row], priority: str, allowed: str | None
+) -> None:
+    """Nothing else changed: the customer is the requester's profile, read in a second round by email.
+
+    The email is matched exactly (an equality read): a profile that spells it differently is not found.
+    """
+    found = judge_commit(
+        TicketOutcomeJudge(), [ticket("6", "solved", priority)], {**USERS, "customer_profiles": profiles}
+    )
+    if allowed is None:
+        assert found == []
+    else:
+        ((rule, severity, message),) = found
+        assert (rule, severity) == ("ticket-priority", Severity.BLOCK)
+        assert message.startswith(f"ticket 6: priority '{priority}' for a {profiles[0]['customer_tier']}")
 
 
 def test_an_unknown_customer_is_left_to_the_rule_pack() -> None:

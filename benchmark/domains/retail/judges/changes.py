@@ -8,6 +8,13 @@ email address". Both sides are looked up by key in one round
 (:func:`link_queries`): the Zendesk user of every touched ticket, the profile
 of every customer named by a changed record.
 
+A ticket that no changed record links to (a follow-up where only the ticket
+changes) reaches its customer the other way round, in a second round
+(:func:`requester_queries`, read by :func:`requester_profiles`): its
+requester's email, then the profiles with that email. Emails are matched
+exactly there (an equality read), case-insensitively between the two sides
+of a :class:`CustomerLink`.
+
 The tier a ticket's priority follows is the customer's tier when they
 contacted support, so a profile this transaction changed (a membership
 upgrade or cancellation) counts with its tier from before the change.
@@ -31,6 +38,8 @@ __all__ = [
     "finding",
     "link_queries",
     "money",
+    "requester_profiles",
+    "requester_queries",
     "row_by_key",
     "timestamp",
 ]
@@ -123,6 +132,35 @@ def link_queries(changes: Changes) -> list[Query]:
     for customer_id in changes.customer_ids():
         queries.setdefault(by_key("customer_profiles", customer_id), None)
     return list(queries)
+
+
+def _requester_email(ticket: Effect, state: StateSnapshot) -> str | None:
+    requester = ticket.row.get("requester_id")
+    if requester is None:
+        return None
+    user = row_by_key(state, "zendesk_users", str(requester))
+    email = None if user is None else user.get("email")
+    return email if isinstance(email, str) and email else None
+
+
+def _profiles_by_email(email: str) -> Query:
+    return Query.of("customer_profiles", None, email=email)
+
+
+def requester_queries(changes: Changes, state: StateSnapshot) -> list[Query]:
+    """After :func:`link_queries`' round: the profiles with the email of a touched ticket's requester."""
+    queries: dict[Query, None] = {}
+    for ticket in changes.tickets():
+        email = _requester_email(ticket, state)
+        if email is not None:
+            queries.setdefault(_profiles_by_email(email), None)
+    return list(queries)
+
+
+def requester_profiles(ticket: Effect, state: StateSnapshot) -> tuple[Mapping[str, Any], ...]:
+    """The profiles of a ticket's requester, by email (usually one; none when the user has no profile)."""
+    email = _requester_email(ticket, state)
+    return () if email is None else state.rows(_profiles_by_email(email))
 
 
 def by_key(table: str, key: Any, column: str = "id") -> Query:

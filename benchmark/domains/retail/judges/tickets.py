@@ -21,18 +21,29 @@ records this transaction changed (see :mod:`.changes`):
 
 Outcome and issue rules apply when the customer has one touched ticket (with
 several, each request has its own ticket and outcome); the tier rule applies
-to every ticket of the customer. And from the trace, ``ticket-created-open``
-(a warning: creation cannot be redone) — tickets begin with status ``open``.
+to every ticket of the customer. A touched ticket that no changed record links
+to (a follow-up where only the ticket changes) gets the tier rule alone, its
+customer found through the requester's email in a second round of reads
+(``follow_up``): VIP customers ``urgent``, Plus members ``high`` or ``urgent``.
+And from the trace, ``ticket-created-open`` (a warning: creation cannot be
+redone) — tickets begin with status ``open``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from benchmark.domains.retail.judges.changes import Changes, CustomerLink, customer_links, link_queries
-from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, Verdict
+from benchmark.domains.retail.judges.changes import (
+    Changes,
+    CustomerLink,
+    customer_links,
+    link_queries,
+    requester_profiles,
+    requester_queries,
+)
+from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -116,12 +127,17 @@ class TicketOutcomeJudge:
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
         return link_queries(Changes(effects))
 
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> Sequence[Query]:
+        return requester_queries(Changes(effects), state)
+
     def __call__(self, context: CommitContext) -> Verdict:
         changes = Changes(context.effects)
         findings: list[Finding] = []
         if not changes.tickets():
             findings.append(self._no_ticket(changes))
+        linked: set[str] = set()
         for link in customer_links(changes, context.state):
+            linked.update(ticket.key_text for ticket in link.tickets)
             if link.profile is None:
                 continue
             work = _work(changes, link.customer_id)
@@ -131,6 +147,9 @@ class TicketOutcomeJudge:
                 continue
             findings.extend(self._status(link, work))
             findings.extend(self._priority(link, work))
+        for ticket in changes.tickets():
+            if ticket.key_text not in linked:
+                findings.extend(self._requester_tier(ticket, requester_profiles(ticket, context.state)))
         findings.extend(self._created_open(context.calls))
         return Verdict.of(findings)
 
@@ -231,6 +250,24 @@ class TicketOutcomeJudge:
                 )
             )
         return findings
+
+    def _requester_tier(self, ticket: Effect, profiles: Sequence[Mapping[str, Any]]) -> list[Finding]:
+        """The tier rule for a ticket no changed record links to; several profiles allow what any allows."""
+        allowed: set[str] = set()
+        for profile in profiles:
+            allowed |= _BY_TIER.get(str(profile.get("customer_tier")), set(_PRIORITIES))
+        priority = ticket.row.get("priority")
+        if not profiles or priority in allowed:
+            return []
+        customers = [str(p.get("id")) for p in profiles]
+        tiers = " or ".join(dict.fromkeys(str(p.get("customer_tier")) for p in profiles))
+        hint = "allowed: " + ", ".join(p for p in _PRIORITIES if p in allowed)
+        why = f"a {tiers} customer ({', '.join(customers)}, the requester's profile by email)"
+        return [
+            self._ticket_finding(
+                "ticket-priority", ticket, f"priority '{priority}' for {why}", hint, customers
+            )
+        ]
 
     def _ticket_finding(
         self, rule: str, ticket: Effect, detail: str, hint: str, records: Sequence[str]
