@@ -163,6 +163,18 @@ WRONG: dict[str, Wrong] = {
         "ticket-priority",
         ("ticket 6", "priority 'normal'", "plus_member", "CUS-20000001", "allowed: urgent, high"),
     ),
+    "carrier exception follow-up solved instead of hold": Wrong(
+        "ST003_003",
+        change_item(UPDATE, status="solved"),
+        "ticket-hold-for-carrier-exception",
+        ("ticket 6", "status 'solved'", "ORD-20000001", "TRK-200000000001", "'exception'", "allowed: hold"),
+    ),
+    "missing package of a bonus hunter solved without saying so": Wrong(
+        "ST004_009",
+        change_item(UPDATE, status="solved", description="Customer informed; case handled."),
+        "ticket-hold-for-carrier-investigation",
+        ("ticket 7", "status 'solved'", "not received", "CUS-00001876", "customer_score 18", "allowed: hold"),
+    ),
     "VIP ticket at normal priority": Wrong(
         "ST004_001",
         change_item(CREATE, priority="normal"),
@@ -656,10 +668,16 @@ WRONG: dict[str, Wrong] = {
 }
 
 MISSED: dict[str, Wrong] = {
-    "carrier investigation solved without saying so in the ticket": Wrong(
-        "ST004_009",
-        change_item(UPDATE, status="solved", description="Customer informed; case handled."),
-        "ticket-carrier-investigation-on-hold",
-        why="no system records a carrier investigation; only the ticket's own words do",
+    "carrier exception solved, the ticket naming no order": Wrong(
+        "ST003_006",
+        change_item(
+            UPDATE, -1, status="solved", description="Customer contacted again about the delayed order."
+        ),
+        "ticket-hold-for-carrier-exception",
+        why=(
+            "the records reach the carrier tracking from a ticket in five links (requester, profile by "
+            "email, orders, shipments, tracking), one more than the gate's four rounds of reads; the "
+            "ticket names no order to start from and the commit changes no record of it"
+        ),
     ),
 }

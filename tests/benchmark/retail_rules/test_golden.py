@@ -34,7 +34,14 @@ class _TimedGate(CommitGate):
 
 def test_the_domain_hands_the_gate_its_rule_pack_and_python_judges(retail: Domain) -> None:
     names = [judge.name for judge in retail.judges]
-    assert names == ["retail", "retail_tickets", "retail_ticket_claims", "retail_returns", "retail_workflow"]
+    assert names == [
+        "retail",
+        "retail_tickets",
+        "retail_ticket_claims",
+        "retail_carrier",
+        "retail_returns",
+        "retail_workflow",
+    ]
     pack = retail.judges[0]
     assert isinstance(pack, RulePack)
     assert len(pack.rules) >= 30

@@ -16,7 +16,14 @@ import pytest
 from tests.benchmark.retail_rules.cases import MISSED, WRONG, Wrong
 from tests.benchmark.retail_rules.conftest import Guarded
 
-_RETAIL_JUDGES = {"retail", "retail_tickets", "retail_ticket_claims", "retail_returns", "retail_workflow"}
+_RETAIL_JUDGES = {
+    "retail",
+    "retail_tickets",
+    "retail_ticket_claims",
+    "retail_carrier",
+    "retail_returns",
+    "retail_workflow",
+}
 _IMPERATIVE = re.compile(r"^(please|set|change|update|create|use|make|do|don't|you must|you should)\b", re.I)
 
 

@@ -5,6 +5,7 @@ CEL rule pack ``rules.yaml`` (one changed record and the rows it looks up),
 then the Python judges for what spans records — :class:`TicketOutcomeJudge`
 (a ticket's status and priority follow the work it documents),
 :class:`TicketClaimsJudge` (what a ticket reports was done, was done),
+:class:`CarrierJudge` (a ticket is not solved while the customer waits on the carrier),
 :class:`ReturnsJudge` (RMAs, exchanges, replacement orders) and
 :class:`WorkflowJudge` (refunds, charges, order changes, reships,
 installation work). They see only what a production deployment has: the commit's
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from benchmark.domains.retail.judges.carrier import CarrierJudge
 from benchmark.domains.retail.judges.claims import TicketClaimsJudge
 from benchmark.domains.retail.judges.returns import ReturnsJudge
 from benchmark.domains.retail.judges.tickets import TicketOutcomeJudge
@@ -25,6 +27,7 @@ from judges import Judge, RulePack, load_rule_pack
 
 __all__ = [
     "RULES_PATH",
+    "CarrierJudge",
     "ReturnsJudge",
     "TicketClaimsJudge",
     "TicketOutcomeJudge",
@@ -43,4 +46,11 @@ def retail_rule_pack() -> RulePack:
 
 def retail_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
     """The retail judges in chain order; ``now`` is the business clock the time windows use."""
-    return (retail_rule_pack(), TicketOutcomeJudge(), TicketClaimsJudge(), ReturnsJudge(), WorkflowJudge(now))
+    return (
+        retail_rule_pack(),
+        TicketOutcomeJudge(),
+        TicketClaimsJudge(),
+        CarrierJudge(),
+        ReturnsJudge(),
+        WorkflowJudge(now),
+    )
