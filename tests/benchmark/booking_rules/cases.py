@@ -222,6 +222,28 @@ WRONG: dict[str, Wrong] = {
         "ticket-requester",
         ("ticket 13", "requester_id 'USR-10000006'", "BKG-61201836", "allowed: the Zendesk user with email"),
     ),
+    "receipt request filed by another user": Wrong(
+        "bpy_008",
+        change_item(CREATE, requester_id="USR-10000006"),
+        "ticket-requester",
+        (
+            "ticket 13",
+            "requester_id 'USR-10000006' is james.anderson@grouptravel.com",
+            "not the customer of BKG-38156149",
+            "allowed: the Zendesk user with email thomas.reynolds@outlook.com",
+        ),
+    ),
+    "hotel partner's report filed for a traveller": Wrong(
+        "hpv_001",
+        change_item(CREATE, requester_id="USR-10000001"),
+        "ticket-requester",
+        (
+            "ticket 13",
+            "requester_id 'USR-10000001' is sarah.johnson@travelers.com",
+            "not the contact of hotel HTL-37735158 of BKG-50643171",
+            "allowed: the Zendesk user with email frontdesk@oceanviewresort.com or manager@",
+        ),
+    ),
     "question resolved as a modification": Wrong(
         "hpv_001",
         change_item(UPDATE, -1, resolution_action="modification-completed"),

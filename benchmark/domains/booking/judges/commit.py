@@ -12,6 +12,10 @@ every changed booking its hotel, customer profile, corporate account and
 group. A booking the commit did not change is read as it stands; one it
 changed is read from the effect, so its state *before* the commit (the
 check-in date the customer had, the status it was in) stays at hand.
+A ticket's booking that the commit neither changed nor paid is known only
+after that round; :func:`requester_queries` names, in a second round, the
+rows that say who may request its ticket (the customer's profile, the
+group's coordinator, the hotel's contacts).
 
 A ticket *covers* a booking when it names its reference, or names (or is
 about a booking of) the same group: the policy documents a group request on
@@ -42,6 +46,7 @@ __all__ = [
     "Terms",
     "commit_queries",
     "is_escalation_ticket",
+    "requester_queries",
 ]
 
 TICKETS = "zendesk_tickets"
@@ -331,4 +336,26 @@ def commit_queries(effects: Iterable[Effect]) -> list[Query]:
         elif effect.table == "transactions":
             want("bookings", booking_reference=row.get("booking_reference"))
             want("customer_profiles", customer_id=row.get("customer_id"))
+    return list(wanted)
+
+
+def requester_queries(effects: Iterable[Effect], state: StateSnapshot) -> list[Query]:
+    """After :func:`commit_queries`' round: who may request each customer ticket's booking.
+
+    For the booking a ticket names: its customer's profile and its group (a
+    group's coordinator requests for the group) and, for a hotel partner's
+    ticket, its hotel (whose contact requests).
+    """
+    wanted: dict[Query, None] = {}
+    for effect in effects:
+        if effect.table != TICKETS or effect.after is None or is_escalation_ticket(effect):
+            continue
+        booking = _first(state, "bookings", booking_reference=effect.row.get("booking_reference"))
+        if booking is None:
+            continue
+        for table, column in (("customer_profiles", "customer_id"), ("group_bookings", "group_booking_id")):
+            if booking.get(column) not in (None, ""):
+                wanted.setdefault(_query(table, **{column: booking.get(column)}), None)
+        if "hotel-partner" in (effect.row.get("tags") or ()) and booking.get("hotel_id") not in (None, ""):
+            wanted.setdefault(_query("hotels", hotel_id=booking.get("hotel_id")), None)
     return list(wanted)

@@ -5,9 +5,12 @@ record the outcome. Rules (judge ``booking_tickets``):
 
 * ``ticket-every-request`` — a commit creates or updates at least one of the
   agent's tickets ("Every request creates or updates a Zendesk ticket");
-* ``ticket-requester`` — the requester of a ticket about a booking the commit
-  changed or paid is that customer's Zendesk user, linked by email (for a
-  group, the coordinator's); a hotel partner's ticket is exempt;
+* ``ticket-requester`` — the requester of a ticket about a booking (the one
+  it names, and those it covers that the commit changed or paid) is that
+  customer's Zendesk user, linked by email (for a group, the coordinator's
+  too); a hotel partner's ticket is requested by the hotel's contact. The
+  named booking's customer, group and hotel are read in a second round
+  (``follow_up``);
 * ``ticket-documents-action`` — every booking change, charge, refund,
   dispute, hotel escalation and complaint-count change is covered by a ticket
   the commit touched (see :mod:`.commit` for coverage);
@@ -41,10 +44,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 
-from benchmark.domains.booking.judges.commit import RESOLVING, BookingChange, Commit, Row, commit_queries
+from benchmark.domains.booking.judges.commit import (
+    RESOLVING,
+    BookingChange,
+    Commit,
+    Row,
+    commit_queries,
+    requester_queries,
+)
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import CENT, money
-from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, Verdict
+from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -78,6 +88,9 @@ class TicketOutcomeJudge:
 
     def queries(self, effects: Sequence[Effect]) -> list[Query]:
         return commit_queries(effects)
+
+    def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> list[Query]:
+        return requester_queries(effects, state)
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects, context.state)
@@ -155,28 +168,29 @@ class TicketOutcomeJudge:
 
     # --- ticket-requester -------------------------------------------------------------------------
     def _requester(self, commit: Commit, ticket: Effect) -> list[Finding]:
-        """The requester is the customer whose booking changed or was paid (linked by email)."""
-        if "hotel-partner" in (ticket.row.get("tags") or ()):
-            return []
+        """The requester is the customer of the ticket's bookings (by email), or the hotel's contact."""
+        partner = "hotel-partner" in (ticket.row.get("tags") or ())
+        bookings = _customer_bookings(commit, ticket)
+        named = commit.booking(ticket.row.get("booking_reference"))
+        if named is not None:
+            bookings.append(named)
         expected: set[str] = set()
-        for booking in _customer_bookings(commit, ticket):
-            group = commit.group(booking.get("group_booking_id")) if booking.get("group_booking_id") else None
-            if group is not None:
-                expected.add(str(group.get("coordinator_email") or "").lower())
-            profile = commit.profile(booking.get("customer_id"))
-            if profile is not None:
-                expected.add(str(profile.get("email") or "").lower())
+        for booking in bookings:
+            expected |= _hotel_contacts(commit, booking) if partner else _customers(commit, booking)
         expected.discard("")
         user = commit.requester(ticket)
         email = str((user or {}).get("email") or "").lower()
         if not expected or user is None or email in expected:
             return []
+        whose = (
+            f"the contact of hotel {(named or bookings[0]).get('hotel_id')}" if partner else "the customer"
+        )
         return [
             finding(
                 self.name,
                 "ticket-requester",
                 f"ticket {ticket.key_text}: requester_id '{ticket.row.get('requester_id')}' is {email}, "
-                f"not the customer of {ticket.row.get('booking_reference')}",
+                f"not {whose} of {ticket.row.get('booking_reference')}",
                 f"allowed: the Zendesk user with email {' or '.join(sorted(expected))}",
                 ticket,
                 [str(ticket.row.get("booking_reference"))],
@@ -405,6 +419,26 @@ class TicketOutcomeJudge:
                 [str(reference)],
             )
         ]
+
+
+def _customers(commit: Commit, booking: Row) -> set[str]:
+    """Who may request a ticket about ``booking``: its customer, and its group's coordinator."""
+    emails = set()
+    if booking.get("group_booking_id"):
+        group = commit.group(booking.get("group_booking_id"))
+        if group is not None:
+            emails.add(str(group.get("coordinator_email") or "").lower())
+    profile = commit.profile(booking.get("customer_id"))
+    if profile is not None:
+        emails.add(str(profile.get("email") or "").lower())
+    return emails
+
+
+def _hotel_contacts(commit: Commit, booking: Row) -> set[str]:
+    """Who may request a hotel partner's ticket about ``booking``: the hotel's contacts."""
+    hotel = commit.hotel(booking) or {}
+    contacts = (hotel.get("contact_email"), hotel.get("escalation_contact"))
+    return {str(c).strip().lower() for c in contacts if isinstance(c, str) and "@" in c}
 
 
 def _customer_bookings(commit: Commit, ticket: Effect) -> list[Row]:
