@@ -10,6 +10,9 @@ and enums as their values.
 The SQLAlchemy :class:`~sqlalchemy.Table` is derived from the model: typed
 columns, lists and dicts as JSON, and a hidden ``_seq`` column that keeps the
 reference's list order (tools that take "the first match" depend on it).
+A table may declare secondary indexes (``indexes``) for the equality reads
+the commit gate's judges make; they change how rows are found, never what
+is stored or hashed.
 
 A :class:`Domain` is the unit the rest of the harness works with: its tables
 in creation order, its :class:`~guard.tools.ToolRegistry`, the scenario clock
@@ -19,24 +22,25 @@ and the name of its knowledge-base search tool.
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import JSON, BigInteger, Boolean, Column, Double, MetaData, Table, Text
+from sqlalchemy import JSON, BigInteger, Boolean, Column, Double, Index, MetaData, Table, Text
 
 from guard.errors import ToolError
 from guard.tools import ToolRegistry
 from judges.canonical import TableSpec
 from judges.verdict import Judge
 
-__all__ = ["SEQ", "Domain", "TableDef", "envelope_error_text", "sql_table"]
+__all__ = ["SEQ", "Domain", "TableDef", "add_indexes", "envelope_error_text", "sql_table"]
 
 SEQ = "_seq"
 """The hidden column holding a row's position in the reference's list order."""
@@ -50,6 +54,8 @@ class TableDef:
     directory (``None`` for tables that start empty and are not in the
     reference's state). ``hashed`` is false for tables that are ours alone,
     such as the knowledge-base documents, and are never dumped.
+    ``indexes`` are the column lists of secondary indexes (non-unique, in
+    column order), declared for the judges' lookups by equality.
     """
 
     name: str
@@ -59,6 +65,7 @@ class TableDef:
     unstable: frozenset[str] = field(default_factory=frozenset)
     seed: str | None = None
     hashed: bool = True
+    indexes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def spec(self) -> TableSpec:
@@ -96,13 +103,33 @@ def _column_type(annotation: Any) -> tuple[Any, bool]:
 
 
 def sql_table(table: TableDef, metadata: MetaData) -> Table:
-    """The SQLAlchemy table of a row model, with ``_seq`` and the key as primary key."""
+    """The SQLAlchemy table of a row model, with ``_seq``, the key as primary key and its ``indexes``."""
     columns = []
     for name, info in table.model.model_fields.items():
         sql_type, nullable = _column_type(info.annotation)
         columns.append(Column(name, sql_type, primary_key=name in table.key, nullable=nullable))
     columns.append(Column(SEQ, BigInteger, nullable=False, index=True))
-    return Table(table.name, metadata, *columns)
+    sql = Table(table.name, metadata, *columns)
+    add_indexes(sql, table.indexes)
+    return sql
+
+
+_MAX_NAME = 63
+"""PostgreSQL's identifier limit; a longer index name ends in a digest of the full one instead."""
+
+
+def add_indexes(table: Table, indexes: Iterable[tuple[str, ...]]) -> None:
+    """Add a non-unique index per column list to ``table`` (one not built by :func:`sql_table`, too).
+
+    Each is named ``ix_<table>_<columns>``, cut to PostgreSQL's 63 characters
+    with a digest when longer; a column the table does not have raises ``KeyError``.
+    """
+    for columns in indexes:
+        name = f"ix_{table.name}_{'_'.join(columns)}"
+        if len(name) > _MAX_NAME:
+            digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+            name = f"{name[: _MAX_NAME - 9]}_{digest}"
+        Index(name, *(table.c[column] for column in columns))
 
 
 def envelope_error_text(tool: str, error: ToolError) -> str:
