@@ -43,7 +43,13 @@ ZENDESK = ZendeskVariant(
 zendesk = zendesk_toolset(ZENDESK, metadata, registry)
 
 
-def _table(system: str, stem: str, model: type[BaseModel], key: tuple[str, ...] = ("id",)) -> TableDef:
+def _table(
+    system: str,
+    stem: str,
+    model: type[BaseModel],
+    key: tuple[str, ...] = ("id",),
+    indexes: tuple[tuple[str, ...], ...] = (),
+) -> TableDef:
     name = f"{system}_{stem}"
     return TableDef(
         name=name,
@@ -51,36 +57,62 @@ def _table(system: str, stem: str, model: type[BaseModel], key: tuple[str, ...] 
         model=model,
         key=key,
         seed=f"{_SEEDS}/{system}/initial_data/{stem}.json",
+        indexes=indexes,
     )
 
 
 TABLE_DEFS: tuple[TableDef, ...] = (
     _VIOLATIONS,
     *zendesk.defs,
-    _table("software_catalog", "software_catalog", m.SoftwareCatalog),
-    _table("salesforce_crm", "sf_engagements", m.SfEngagement, ("engagement_code",)),
+    _table("software_catalog", "software_catalog", m.SoftwareCatalog, indexes=(("name",),)),
+    _table("salesforce_crm", "sf_engagements", m.SfEngagement, ("engagement_code",), (("client_id",),)),
     _table("salesforce_crm", "clients", m.Client),
-    _table("workday", "employees", m.Employee, ("email",)),
-    _table("okta", "application_access_logs", m.ApplicationAccessLog),
-    _table("mavenlink", "employee_assignments", m.EmployeeAssignment),
+    _table("workday", "employees", m.Employee, ("email",), (("level",), ("backup_approver_email",))),
+    _table(
+        "okta", "application_access_logs", m.ApplicationAccessLog, indexes=(("employee_email", "app_name"),)
+    ),
+    _table(
+        "mavenlink",
+        "employee_assignments",
+        m.EmployeeAssignment,
+        indexes=(("employee_email",), ("engagement_code",)),
+    ),
     _table("mavenlink", "mv_engagements", m.MvEngagement, ("engagement_code",)),
     _table("concur", "travel_requests", m.TravelRequest),
     _table("concur", "expense_reports", m.ExpenseReport),
-    _table("asset_management", "device_assignments", m.DeviceAssignment),
-    _table("asset_management", "devices", m.Device),
-    _table("license_management", "license_allocation", m.LicenseAllocation),
+    _table("asset_management", "device_assignments", m.DeviceAssignment, indexes=(("asset_id",),)),
+    _table(
+        "asset_management",
+        "devices",
+        m.Device,
+        indexes=(("device_type", "model", "location", "inventory_status"),),
+    ),
+    _table(
+        "license_management",
+        "license_allocation",
+        m.LicenseAllocation,
+        indexes=(("catalog_id", "pool_type"), ("employee_email",)),
+    ),
     _table("license_management", "license_pool_record", m.LicensePoolRecord, ("catalog_id", "pool_type")),
-    _table("degreed", "training_enrollments", m.TrainingEnrollment),
+    _table(
+        "degreed", "training_enrollments", m.TrainingEnrollment, indexes=(("course_id",), ("employee_email",))
+    ),
     _table("degreed", "training_courses", m.TrainingCourse),
     _table("degreed", "certifications", m.Certification),
-    _table("client_access", "client_system_access", m.ClientSystemAccess),
+    _table("client_access", "client_system_access", m.ClientSystemAccess, indexes=(("client_id",),)),
     _table("client_access", "clearance_record", m.ClearanceRecord, ("employee_email",)),
     _table("client_access", "nda_record", m.NdaRecord, ("employee_email", "client_id")),
-    _table("client_access", "vpn_access", m.VpnAccess),
-    _table("approval", "approval_requests", m.ApprovalRequest),
-    _table("box", "folder_access_logs", m.FolderAccessLog),
+    _table("client_access", "vpn_access", m.VpnAccess, indexes=(("client_id",),)),
+    _table(
+        "approval",
+        "approval_requests",
+        m.ApprovalRequest,
+        indexes=(("requester_email",), ("approver_email",)),
+    ),
+    _table("box", "folder_access_logs", m.FolderAccessLog, indexes=(("folder_id", "employee_email"),)),
     _table("box", "folders", m.Folder),
 )
+"""The tables in creation order; ``indexes`` are the columns the commit gate's judges read by equality."""
 
 sql = MappingProxyType(
     {

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from benchmark.domains import get_domain
 from benchmark.domains.retail.judges import retail_rule_pack
 from judges import CommitContext, Effect, EffectKind, MemoryState, RulePack, diff_fields, gather_memory
 
@@ -16,6 +17,17 @@ Row = dict[str, Any]
 @pytest.fixture(scope="module")
 def pack() -> RulePack:
     return retail_rule_pack()
+
+
+def test_every_lookup_reads_by_a_key_or_an_index(pack: RulePack) -> None:
+    """The pack's equality reads are served by the table's primary key or a declared index (a prefix)."""
+    sql = get_domain("sandbox_external_retail").sql
+    for name, lookup in pack.lookups.items():
+        table = sql[lookup.table]
+        columns = {column for column, _ in lookup.where}
+        orders = [[c.name for c in table.primary_key.columns]]
+        orders += [[c.name for c in index.columns] for index in table.indexes]
+        assert any(set(order[: len(columns)]) == columns for order in orders), (name, lookup.table, columns)
 
 
 def _update(table: str, key: str, before: Row, **changes: Any) -> Effect:
