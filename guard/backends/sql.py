@@ -10,6 +10,7 @@ read the pending state through :class:`~guard.backends.reads.SqlStateReader`.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
@@ -82,13 +83,17 @@ class SqlSession:
         try:
             await self._conn.commit()
         finally:
-            await self._conn.close()
+            await self._release()
 
     async def rollback(self) -> None:
         try:
             await self._conn.rollback()
         finally:
-            await self._conn.close()
+            await self._release()
+
+    async def _release(self) -> None:
+        self._backend._open.discard(self)
+        await self._conn.close()
 
 
 class SqlBackend:
@@ -114,6 +119,9 @@ class SqlBackend:
         self._judges = tuple(judges)
         self._prepare = prepare
         self._capture: Capture | None = None
+        # sessions begun and not yet ended: close() rolls them back, so a caller that stops
+        # early (a failed test, an embedding that forgets one) never leaves row locks behind
+        self._open: set[SqlSession] = set()
 
     @classmethod
     def from_module(
@@ -171,11 +179,17 @@ class SqlBackend:
         except BaseException:
             await conn.close()
             raise
-        return SqlSession(self, conn, transaction_id)
+        session = SqlSession(self, conn, transaction_id)
+        self._open.add(session)
+        return session
 
     async def recover(self, *, restarted: bool) -> list[UpstreamReport]:
         """Nothing to finish: the database discards an interrupted transaction by itself."""
         return []
 
     async def close(self) -> None:
+        """Roll back every session still open, then close the pool."""
+        for session in list(self._open):
+            with contextlib.suppress(Exception):
+                await session.rollback()
         await self.engine.dispose()

@@ -23,7 +23,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from sqlalchemy import Table, text
+from sqlalchemy import Float, Table, text
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -61,6 +61,11 @@ class Capture:
         self.sqlite = dialect.name == "sqlite"
         self._processors = {
             t.name: {c.name: c.type.result_processor(dialect, None) for c in t.columns} for t in tables
+        }
+        # PostgreSQL's to_jsonb writes a whole double as an integer (10.0 as 10); a judge
+        # must see the float a read of the same row returns, on either database.
+        self._floats = {
+            t.name: frozenset(c.name for c in t.columns if isinstance(c.type, Float)) for t in tables
         }
 
     @property
@@ -170,7 +175,11 @@ class Capture:
             return None
         raw = json.loads(image) if isinstance(image, str) else image
         if not self.sqlite:
-            return {k: jsonable(v) for k, v in raw.items()}
+            floats = self._floats.get(table, frozenset())
+            return {
+                k: float(v) if k in floats and isinstance(v, int) and not isinstance(v, bool) else jsonable(v)
+                for k, v in raw.items()
+            }
         processors = self._processors.get(table, {})
         out: dict[str, Any] = {}
         for column, value in raw.items():

@@ -18,6 +18,10 @@ import pytest
 
 from benchmark.dataset import Task, load_scenario, load_tasks
 from benchmark.domains import get_domain
+from benchmark.results import read_results
+from benchmark.run import RunOptions
+from benchmark.run.runner import run_spec
+from benchmark.run.setup import RunSpec
 from benchmark.world import clear_golden_cache, golden
 from tests.benchmark.auto_insurance.conftest import AUTO
 from tests.benchmark.booking.conftest import BOOKING
@@ -107,3 +111,48 @@ async def test_golden_hashes_agree_between_sqlite_and_postgres_all(
     facts: Facts, data_dir: Path, postgres_url: str
 ) -> None:
     await _agree_between_sqlite_and_postgres(_tasks(facts, data_dir), data_dir, postgres_url)
+
+
+async def _guarded_goldens_commit_on_postgres(
+    facts: Facts, data_dir: Path, postgres_url: str, tmp_path: Path, step: int
+) -> None:
+    """On PostgreSQL worlds the guarded arm judges a golden as on SQLite: it commits, nothing blocks.
+
+    The judges read effects captured by PostgreSQL's triggers there; a value
+    typed differently than on SQLite (a whole double as an integer, say) would
+    make a rule refuse the commit.
+    """
+    ids = tuple(t.id for t in _tasks(facts, data_dir)[::step])
+    spec = RunSpec(data_dir=data_dir, task_ids=ids, db=postgres_url)
+    out = tmp_path / "guarded.jsonl"
+    summary = await run_spec(spec, RunOptions(1, ("guarded",), 0, 4, out))
+    assert summary.system_errors == 0
+    results = read_results(out)
+    assert len(results) == len(ids)
+    blocking = [
+        (r.task, f.get("rule"), f["message"])
+        for r in results
+        for v in r.verdicts
+        for f in v.findings
+        if f.get("severity") != "warn"
+    ]
+    assert blocking == []
+    assert [r.task for r in results if [v.status for v in r.verdicts] != ["committed"]] == []
+    assert summary.passed == {"guarded": len(ids)}
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("facts", DOMAINS)
+async def test_guarded_goldens_commit_on_postgres_sample(
+    facts: Facts, data_dir: Path, postgres_url: str, tmp_path: Path
+) -> None:
+    await _guarded_goldens_commit_on_postgres(facts, data_dir, postgres_url, tmp_path, step=5)
+
+
+@pytest.mark.postgres
+@pytest.mark.slow
+@pytest.mark.parametrize("facts", DOMAINS)
+async def test_guarded_goldens_commit_on_postgres_all(
+    facts: Facts, data_dir: Path, postgres_url: str, tmp_path: Path
+) -> None:
+    await _guarded_goldens_commit_on_postgres(facts, data_dir, postgres_url, tmp_path, step=1)
