@@ -10,8 +10,9 @@ so that no call can hang a transaction.
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import aiosqlite
@@ -56,7 +57,8 @@ def create_engine(
     ``search_path`` (PostgreSQL) names the schemas unqualified table names resolve in.
     ``sqlite_image`` (an in-memory SQLite URL only) starts the database from a
     serialized image (``sqlite3.Connection.serialize``) instead of empty: a
-    copy of a prepared database in one memory copy.
+    copy of a prepared database in one memory copy, whose statements run on
+    the event loop's thread (:class:`_InlineConnection`).
     """
     url = async_url(url)
     parsed = make_url(url)
@@ -91,6 +93,56 @@ def create_engine(
     return create_async_engine(url, **kwargs)
 
 
+class _RunNow:
+    """In place of aiosqlite's queue to its worker thread: runs a queued call at once, settles its future."""
+
+    def put_nowait(self, item: tuple[asyncio.Future[Any] | None, Callable[[], Any]]) -> None:
+        future, function = item
+        try:
+            result = function()
+        except Exception as exc:
+            if future is not None:
+                future.set_exception(exc)
+            return
+        if future is not None:
+            future.set_result(result)
+
+
+class _InlineConnection(aiosqlite.Connection):
+    """An aiosqlite connection that runs each call at once on the caller's thread, with no worker thread.
+
+    Only for a private in-memory copy (an image): its one connection has no
+    other connection to wait for and answers in microseconds, so handing each
+    call to a thread and back (about a tenth of a millisecond, several times a
+    statement) would cost more than the work. A call cannot be cancelled
+    halfway, which is what a pinned transaction wants anyway.
+    """
+
+    def __init__(self, connector: Callable[[], sqlite3.Connection], iter_chunk_size: int) -> None:
+        super().__init__(connector, iter_chunk_size)
+        # SQLAlchemy's adapter sets the isolation level through the worker queue itself
+        self._tx = _RunNow()  # type: ignore[assignment]
+
+    async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if self._connection is None:
+            raise ValueError("Connection closed")
+        return fn(*args, **kwargs)
+
+    async def _connect(self) -> _InlineConnection:
+        if self._connection is None:
+            self._connection = self._connector()
+        return self
+
+    def __await__(self) -> Generator[Any, None, _InlineConnection]:
+        return self._connect().__await__()
+
+    def stop(self) -> None:
+        self._running = False
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
 def _from_image(image: bytes, timeout_s: float) -> Callable[[], Awaitable[Any]]:
     async def connect() -> Any:
         def open_copy() -> sqlite3.Connection:
@@ -98,7 +150,7 @@ def _from_image(image: bytes, timeout_s: float) -> Callable[[], Awaitable[Any]]:
             conn.deserialize(image)
             return conn
 
-        return await aiosqlite.Connection(open_copy, iter_chunk_size=64)
+        return await _InlineConnection(open_copy, iter_chunk_size=64)
 
     return connect
 
