@@ -18,6 +18,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests judge behaviour, never speed: on a shared, noisy machine a slow
+# example must not fail a run (no per-example deadline, no too-slow health check).
+settings.register_profile("guard", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("guard")
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "thinkingbox-data"
