@@ -50,9 +50,9 @@ SEQ = "_seq"
 class TableDef:
     """One table of a domain.
 
-    ``seed`` is the seed file's path under the data checkout's ``toolslib``
-    directory (``None`` for tables that start empty and are not in the
-    reference's state). ``hashed`` is false for tables that are ours alone,
+    ``seed`` is the seed file's path relative to the checkout's seed folder
+    (:func:`benchmark.world.seed_dir`; ``None`` for tables that start empty
+    and are not in the reference's state). ``hashed`` is false for tables that are ours alone,
     such as the knowledge-base documents, and are never dumped.
     ``indexes`` are the column lists of secondary indexes (non-unique, in
     column order), declared for the judges' lookups by equality.

@@ -2,10 +2,9 @@
 
 from benchmark.world.build import State, World, dump_state, open_world
 from benchmark.world.golden import Golden, Grade, clear_golden_cache, golden, grade, replay
-from benchmark.world.seed import SERVERS_TOOLSLIB, patch_rows, seed_rows
+from benchmark.world.seed import patch_rows, seed_dir, seed_rows
 
 __all__ = [
-    "SERVERS_TOOLSLIB",
     "Golden",
     "Grade",
     "State",
@@ -17,5 +16,6 @@ __all__ = [
     "open_world",
     "patch_rows",
     "replay",
+    "seed_dir",
     "seed_rows",
 ]

@@ -1,14 +1,16 @@
-"""A domain's seed rows and a task's patch rows, validated as the reference validates them.
+"""Where a world's rows come from: the domain's seed files and the task's data patch.
 
-Seed rows come from the data checkout (``servers/**/toolslib/<toolset>/
-initial_data/<table>.json``). Each row — seed or patch — is validated by its
-table's row model and kept in the stored (JSON) form. Seeds are read once
-per process and data directory.
+A data checkout keeps each toolset's seed rows as JSON lists in folders named
+``initial_data`` somewhere under ``servers/``; :func:`seed_dir` finds the
+folder they all hang from, and a table's ``seed`` path is relative to it.
+Every row, seeded or patched, goes through its table's row model and is kept
+in stored (JSON) form. Seeds are read once per process and data directory.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
@@ -20,9 +22,7 @@ from benchmark.dataset.model import Task
 from benchmark.domains.base import Domain, TableDef
 from benchmark.errors import DatasetError, WorldError
 
-__all__ = ["SERVERS_TOOLSLIB", "patch_rows", "seed_rows"]
-
-SERVERS_TOOLSLIB = Path("servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib")
+__all__ = ["patch_rows", "seed_dir", "seed_rows"]
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -48,8 +48,22 @@ def _read_seed(path: Path, table: TableDef) -> list[dict[str, Any]]:
 
 
 @lru_cache(maxsize=16)
+def _seed_dir(data_dir: Path) -> Path:
+    servers = data_dir / "servers"
+    folders = sorted(str(path) for path in servers.rglob("initial_data") if path.is_dir())
+    if not folders:
+        raise DatasetError("no seed rows: no initial_data folder under servers/", file=servers)
+    return Path(os.path.commonpath(folders))
+
+
+def seed_dir(data_dir: Path) -> Path:
+    """The folder of ``data_dir`` that every seed file's path (``TableDef.seed``) is relative to."""
+    return _seed_dir(data_dir.resolve())
+
+
+@lru_cache(maxsize=16)
 def _seeds(data_dir: Path, domain: Domain) -> Mapping[str, tuple[dict[str, Any], ...]]:
-    root = data_dir / SERVERS_TOOLSLIB
+    root = _seed_dir(data_dir)
     return {
         table.name: tuple(_read_seed(root / table.seed, table)) if table.seed else ()
         for table in domain.tables

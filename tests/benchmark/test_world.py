@@ -14,8 +14,8 @@ from sqlalchemy.engine import make_url
 
 from benchmark.dataset import Task
 from benchmark.domains import Domain, get_domain
-from benchmark.errors import BenchmarkError, GoldenReplayError, WorldError
-from benchmark.world import golden
+from benchmark.errors import BenchmarkError, DatasetError, GoldenReplayError, WorldError
+from benchmark.world import golden, seed_dir, seed_rows
 from tests.benchmark.conftest import OpenWorld
 from tests.benchmark.helpers import ok, refused, rows
 from tests.benchmark.regrade import chain, change_item, regrade
@@ -29,12 +29,7 @@ def test_unknown_domains_are_refused() -> None:
 async def test_initial_state_is_seed_rows_with_the_patch_upserted(
     make_world: OpenWorld, data_dir: Path
 ) -> None:
-    seed_tickets = json.loads(
-        (
-            data_dir / "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606"
-            "/toolslib/zendesk/initial_data/tickets.json"
-        ).read_text()
-    )
+    seed_tickets = json.loads((seed_dir(data_dir) / "zendesk/initial_data/tickets.json").read_text())
     replaced = {**seed_tickets[1], "status": "closed"}
     added = {**seed_tickets[0], "id": "77"}
     article = {
@@ -137,3 +132,11 @@ async def test_a_postgres_world_lives_in_its_own_schema(make_world: OpenWorld, p
         )
         assert len(hits["snippets"]) == 2
     assert make_url(postgres_url).get_backend_name() == "postgresql"
+
+
+def test_the_seed_folder_is_where_the_initial_data_folders_meet(data_dir: Path, tmp_path: Path) -> None:
+    assert (seed_dir(data_dir) / "zendesk/initial_data").is_dir()
+    assert (seed_dir(data_dir) / "sandbox_consulting/workday/initial_data").is_dir()
+    (tmp_path / "servers" / "pkg").mkdir(parents=True)
+    with pytest.raises(DatasetError, match="no initial_data folder under servers/"):
+        seed_rows(tmp_path, get_domain("sandbox_consulting"))

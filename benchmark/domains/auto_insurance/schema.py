@@ -17,17 +17,17 @@ from guard.tools import ToolRegistry
 __all__ = ["DOMAIN_NAME", "TABLE_DEFS", "ZENDESK", "documents", "metadata", "registry", "sql"]
 
 DOMAIN_NAME = "sandbox_auto_insurance"
-_TOOLSLIB = "sandbox_auto_insurance"
+_SEEDS = "sandbox_auto_insurance"
 
 metadata = MetaData()
 registry = ToolRegistry(DOMAIN_NAME, error_text=envelope_error_text)
 
-VIOLATIONS = violations_table_def(f"{_TOOLSLIB}/zendesk/initial_data")
+VIOLATIONS = violations_table_def(f"{_SEEDS}/zendesk/initial_data")
 _violations = sql_table(VIOLATIONS, metadata)
 
 
 ZENDESK = ZendeskVariant(
-    seed_dir=f"{_TOOLSLIB}/zendesk/initial_data",
+    seed_dir=f"{_SEEDS}/zendesk/initial_data",
     ticket_model=m.Ticket,
     ticket_create=m.TicketCreateInput,
     ticket_update=m.TicketUpdateInput,
@@ -47,7 +47,7 @@ def _table(
         name=name,
         benchmark_name=f"{system}_{stem}",
         model=model,
-        seed=f"{_TOOLSLIB}/{system}/initial_data/{stem}.json",
+        seed=f"{_SEEDS}/{system}/initial_data/{stem}.json",
         indexes=indexes,
     )
 

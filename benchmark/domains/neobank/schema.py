@@ -18,16 +18,16 @@ from guard.tools import ToolRegistry
 __all__ = ["DOMAIN_NAME", "TABLE_DEFS", "ZENDESK", "documents", "metadata", "registry", "sql"]
 
 DOMAIN_NAME = "sandbox_neobank_support_v1"
-_TOOLSLIB = "sandbox_neobank_support"
+_SEEDS = "sandbox_neobank_support"
 
 metadata = MetaData()
 registry = ToolRegistry(DOMAIN_NAME, error_text=envelope_error_text)
 
-VIOLATIONS = violations_table_def(f"{_TOOLSLIB}/zendesk/initial_data")
+VIOLATIONS = violations_table_def(f"{_SEEDS}/zendesk/initial_data")
 _violations = sql_table(VIOLATIONS, metadata)
 
 ZENDESK = ZendeskVariant(
-    seed_dir=f"{_TOOLSLIB}/zendesk/initial_data",
+    seed_dir=f"{_SEEDS}/zendesk/initial_data",
     ticket_model=z.Ticket,
     ticket_create=z.TicketCreateInput,
     ticket_update=z.TicketUpdateInput,
@@ -57,7 +57,7 @@ def _table(
         benchmark_name=f"sandbox_neobank_support_main_models_{stem}",
         model=model,
         unstable=unstable,
-        seed=f"{_TOOLSLIB}/main/initial_data/{stem}.json",
+        seed=f"{_SEEDS}/main/initial_data/{stem}.json",
         indexes=indexes,
     )
 

@@ -13,13 +13,10 @@ import pytest
 
 from benchmark.dataset import Task, load_task
 from benchmark.domains import Domain
+from benchmark.world import seed_dir
 from tests.benchmark.consulting.conftest import CONSULTING, OpenWorld
 from tests.benchmark.helpers import ok, rows, violation
 from tests.benchmark.regrade import Edit, add, change, change_item, drop, regrade
-
-SEED_TABLES = (
-    "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib/sandbox_consulting"
-)
 
 
 def test_six_tables_are_keyed_by_their_natural_key(consulting: Domain) -> None:
@@ -37,7 +34,9 @@ def test_six_tables_are_keyed_by_their_natural_key(consulting: Domain) -> None:
 async def test_initial_state_is_the_seed_with_the_patch_upserted_by_natural_key(
     make_consulting_world: OpenWorld, data_dir: Path
 ) -> None:
-    seed = json.loads((data_dir / SEED_TABLES / "workday/initial_data/employees.json").read_text())
+    seed = json.loads(
+        (seed_dir(data_dir) / "sandbox_consulting/workday/initial_data/employees.json").read_text()
+    )
     moved = {**seed[1], "office_location": "Austin"}
     new = {**seed[0], "email": "new.hire@msg.com"}
     pool = {"catalog_id": "CAT-1000003", "pool_type": "standard", "total_licenses": 6}

@@ -14,15 +14,12 @@ import pytest
 
 from benchmark.dataset import Scenario, Task, load_task
 from benchmark.domains import Domain
-from benchmark.world import golden, grade, replay
+from benchmark.world import golden, grade, replay, seed_dir
 from judges.canonical import canonical_state, state_hash
 from tests.benchmark.helpers import ok, rows, violation
 from tests.benchmark.neobank.conftest import MAIN, NEOBANK, OpenWorld
 from tests.benchmark.regrade import Edit, add, chain, change, change_item, drop, regrade
 
-SEED = (
-    "servers/tb_business_ops_servers_202606/tb_business_ops_servers_202606/toolslib/sandbox_neobank_support"
-)
 RUBRIC_FILE = f"{NEOBANK}_group1_rubrics_yesno.py"
 
 
@@ -49,7 +46,9 @@ def test_every_table_is_keyed_by_id_and_thirteen_tools_write(neobank: Domain) ->
 async def test_initial_state_is_the_seed_with_the_patch_upserted(
     make_neobank_world: OpenWorld, data_dir: Path
 ) -> None:
-    seed = json.loads((data_dir / SEED / "main/initial_data/employees.json").read_text())
+    seed = json.loads(
+        (seed_dir(data_dir) / "sandbox_neobank_support/main/initial_data/employees.json").read_text()
+    )
     moved = {**seed[1], "office_location": "nyc", "unknown_field": "ignored"}
     hire = {**seed[0], "id": "WD-100001", "email": "new.hire@vdb.com"}
     order = {
