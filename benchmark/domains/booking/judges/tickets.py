@@ -41,7 +41,7 @@ record the outcome. Rules (judge ``booking_tickets``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from benchmark.domains.booking.judges.commit import (
@@ -54,7 +54,8 @@ from benchmark.domains.booking.judges.commit import (
 )
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import CENT, money
-from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from benchmark.domains.zendesk.judging import tickets_not_created_open
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -105,7 +106,7 @@ class TicketOutcomeJudge:
             findings.extend(self._outcome(commit, ticket))
             findings.extend(self._escalation_reason(commit, ticket))
         findings.extend(self._escalations(commit))
-        findings.extend(_created_open(self.name, context.calls))
+        findings.extend(tickets_not_created_open(self.name, context.calls))
         return Verdict.of(findings)
 
     # --- ticket-documents-action ------------------------------------------------------------------
@@ -465,29 +466,6 @@ def _no_ticket(judge: str, commit: Commit) -> Finding:
         rule="ticket-every-request",
         evidence={"table": "zendesk_tickets", "changed": changed, "tools": list(_TICKET_TOOLS)},
     )
-
-
-def _created_open(judge: str, calls: Sequence[CallRecord]) -> list[Finding]:
-    """A warning per ticket created in another status than open (creation cannot be redone)."""
-    findings = []
-    for call in calls:
-        if call.tool != "zendesk_create_item" or not call.ok or call.arguments.get("table") != "tickets":
-            continue
-        item = call.arguments.get("item")
-        status = item.get("status") if isinstance(item, Mapping) else None
-        if status == "open":
-            continue
-        findings.append(
-            Finding(
-                judge,
-                Severity.WARN,
-                f"a ticket was created with status '{status or 'new'}'",
-                hint="allowed: open at creation; pending, hold or solved at resolution",
-                rule="ticket-created-open",
-                evidence={"tool": call.tool, "status": status},
-            )
-        )
-    return findings
 
 
 def _changed(ticket: Effect, name: str) -> bool:

@@ -43,7 +43,8 @@ from benchmark.domains.retail.judges.changes import (
     requester_profiles,
     requester_queries,
 )
-from judges import CallRecord, CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from benchmark.domains.zendesk.judging import tickets_not_created_open
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -150,7 +151,7 @@ class TicketOutcomeJudge:
         for ticket in changes.tickets():
             if ticket.key_text not in linked:
                 findings.extend(self._requester_tier(ticket, requester_profiles(ticket, context.state)))
-        findings.extend(self._created_open(context.calls))
+        findings.extend(tickets_not_created_open(self.name, context.calls))
         return Verdict.of(findings)
 
     def _finding(self, rule: str, message: str, hint: str, evidence: dict[str, Any]) -> Finding:
@@ -276,24 +277,3 @@ class TicketOutcomeJudge:
         if records:
             evidence["records"] = list(records)
         return self._finding(rule, f"ticket {ticket.key_text}: {detail}", hint, evidence)
-
-    def _created_open(self, calls: Sequence[CallRecord]) -> list[Finding]:
-        findings: list[Finding] = []
-        for call in calls:
-            if call.tool != "zendesk_create_item" or not call.ok or call.arguments.get("table") != "tickets":
-                continue
-            item = call.arguments.get("item")
-            status = item.get("status") if isinstance(item, dict) else None
-            if status == "open":
-                continue
-            findings.append(
-                Finding(
-                    self.name,
-                    Severity.WARN,
-                    f"a ticket was created with status '{status or 'new'}'",
-                    hint="allowed: open at creation; pending, hold or solved at resolution",
-                    rule="ticket-created-open",
-                    evidence={"tool": call.tool, "status": status},
-                )
-            )
-        return findings
