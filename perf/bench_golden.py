@@ -78,18 +78,21 @@ async def run_all(data: Path, domains: list[str], url: str | None, quiet: bool) 
     return 1 if any(row[1] for row in rows) else 0
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+def golden_args(doc: str | None, quiet_help: str) -> tuple[Path, list[str], str | None, bool]:
+    """The golden scripts' command line: (data checkout, domains, database URL, quiet)."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     default_data = Path(__file__).resolve().parents[2] / "shared" / "thinkingbox-data"
     parser.add_argument("--data", type=Path, default=default_data, help="a thinkingbox-data checkout")
     parser.add_argument("--domain", default="all", help="one domain, or all (default)")
     parser.add_argument("--url", default=None, help="database URL (default: SQLite in memory)")
-    parser.add_argument("--quiet", action="store_true", help="print only the totals")
+    parser.add_argument("--quiet", action="store_true", help=quiet_help)
     args = parser.parse_args()
     domains = domain_names() if args.domain == "all" else [args.domain]
-    sys.exit(asyncio.run(run_all(args.data, domains, args.url, args.quiet)))
+    return args.data, domains, args.url, args.quiet
+
+
+def main() -> None:
+    sys.exit(asyncio.run(run_all(*golden_args(__doc__, "print only the totals"))))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ result.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import statistics
 import sys
@@ -32,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmark.domains import domain_names
+from bench_golden import golden_args
+
 from benchmark.results import read_results
 from benchmark.run.runner import RunOptions, run_spec
 from benchmark.run.setup import RunSpec
@@ -118,17 +118,7 @@ async def run_all(data: Path, domains: list[str], url: str | None, quiet: bool) 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    default_data = Path(__file__).resolve().parents[2] / "shared" / "thinkingbox-data"
-    parser.add_argument("--data", type=Path, default=default_data, help="a thinkingbox-data checkout")
-    parser.add_argument("--domain", default="all", help="one domain, or all (default)")
-    parser.add_argument("--url", default=None, help="database URL (default: SQLite in memory)")
-    parser.add_argument("--quiet", action="store_true", help="do not print the findings of blocked commits")
-    args = parser.parse_args()
-    domains = domain_names() if args.domain == "all" else [args.domain]
-    sys.exit(asyncio.run(run_all(args.data, domains, args.url, args.quiet)))
+    sys.exit(asyncio.run(run_all(*golden_args(__doc__, "do not print the findings of blocked commits"))))
 
 
 if __name__ == "__main__":
