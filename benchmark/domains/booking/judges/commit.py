@@ -24,7 +24,7 @@ one ticket carrying the first booking's reference and the group id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -43,6 +43,7 @@ __all__ = [
     "PRICED",
     "BookingChange",
     "Commit",
+    "CommitJudge",
     "Terms",
     "commit_queries",
     "is_escalation_ticket",
@@ -297,6 +298,18 @@ def _first(state: StateSnapshot, table: str, **where: Any) -> Row | None:
     except KeyError:
         return None
     return rows[0] if rows else None
+
+
+class CommitJudge:
+    """What the booking judges share: the business clock their windows use, and the rows they read."""
+
+    name: str
+
+    def __init__(self, now: Callable[[], datetime]) -> None:
+        self._now = now
+
+    def queries(self, effects: Sequence[Effect]) -> list[Query]:
+        return commit_queries(effects)
 
 
 def commit_queries(effects: Iterable[Effect]) -> list[Query]:

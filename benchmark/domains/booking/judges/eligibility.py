@@ -25,27 +25,26 @@ ticket: it was on hold, or carried an escalation reason, before this commit.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from datetime import date, datetime, timedelta
 
-from benchmark.domains.booking.judges.commit import PRICED, BookingChange, Commit, Row, commit_queries
+from benchmark.domains.booking.judges.commit import (
+    PRICED,
+    BookingChange,
+    Commit,
+    CommitJudge,
+    Row,
+)
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import group_needs_hotel, parse_moment, same_day_needs_hotel
-from judges import CommitContext, Effect, Finding, Query, Verdict
+from judges import CommitContext, Finding, Verdict
 
 __all__ = ["EligibilityJudge"]
 
 
-class EligibilityJudge:
+class EligibilityJudge(CommitJudge):
     """Modifications against the hotel's, the hotel partner's and the manager's say."""
 
     name = "booking_eligibility"
-
-    def __init__(self, now: Callable[[], datetime]) -> None:
-        self._now = now
-
-    def queries(self, effects: Sequence[Effect]) -> list[Query]:
-        return commit_queries(effects)
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects, context.state)

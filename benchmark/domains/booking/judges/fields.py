@@ -26,11 +26,10 @@ when the customer called).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
-from benchmark.domains.booking.judges.commit import RESOLVING, Commit, Row, commit_queries
+from benchmark.domains.booking.judges.commit import RESOLVING, Commit, CommitJudge, Row
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import (
     CENT,
@@ -40,7 +39,7 @@ from benchmark.domains.booking.judges.policy import (
     money,
     parse_moment,
 )
-from judges import CommitContext, Effect, Finding, Query, Verdict
+from judges import CommitContext, Effect, Finding, Verdict
 
 __all__ = ["TicketFieldsJudge"]
 
@@ -48,16 +47,10 @@ _TIMING_TAGS = ("check-in-today", "check-in-24h", "check-in-upcoming")
 _ORDER = ("urgent", "high", "normal", "low")
 
 
-class TicketFieldsJudge:
+class TicketFieldsJudge(CommitJudge):
     """Ticket priority, check-in tag, check-in date and group value against the booking."""
 
     name = "booking_ticket_fields"
-
-    def __init__(self, now: Callable[[], datetime]) -> None:
-        self._now = now
-
-    def queries(self, effects: Sequence[Effect]) -> list[Query]:
-        return commit_queries(effects)
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects, context.state)

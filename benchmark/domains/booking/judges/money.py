@@ -25,12 +25,11 @@ commit adds with what the policy makes them (``booking-money-…`` rules):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from benchmark.domains.booking.judges.commit import BookingChange, Commit, Row, commit_queries
+from benchmark.domains.booking.judges.commit import BookingChange, Commit, CommitJudge, Row
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import (
     CENT,
@@ -43,7 +42,7 @@ from benchmark.domains.booking.judges.policy import (
     round_cents,
     special_request_fees,
 )
-from judges import CommitContext, Effect, Finding, Query, Verdict
+from judges import CommitContext, Effect, Finding, Verdict
 
 __all__ = ["MoneyJudge"]
 
@@ -69,16 +68,10 @@ class _Case:
         return ", ".join(parts) or "no charge or refund"
 
 
-class MoneyJudge:
+class MoneyJudge(CommitJudge):
     """Charges and refunds against the fee, refund and compensation tables."""
 
     name = "booking_money"
-
-    def __init__(self, now: Callable[[], datetime]) -> None:
-        self._now = now
-
-    def queries(self, effects: Sequence[Effect]) -> list[Query]:
-        return commit_queries(effects)
 
     def __call__(self, context: CommitContext) -> Verdict:
         commit = Commit(context.effects, context.state)

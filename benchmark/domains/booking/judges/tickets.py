@@ -41,15 +41,14 @@ record the outcome. Rules (judge ``booking_tickets``):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from datetime import datetime
+from collections.abc import Sequence
 
 from benchmark.domains.booking.judges.commit import (
     RESOLVING,
     BookingChange,
     Commit,
+    CommitJudge,
     Row,
-    commit_queries,
     requester_queries,
 )
 from benchmark.domains.booking.judges.findings import finding
@@ -79,16 +78,10 @@ _REQUEST_FOR = {
 }
 
 
-class TicketOutcomeJudge:
+class TicketOutcomeJudge(CommitJudge):
     """Tickets against the work the commit did on the bookings they cover."""
 
     name = "booking_tickets"
-
-    def __init__(self, now: Callable[[], datetime]) -> None:
-        self._now = now
-
-    def queries(self, effects: Sequence[Effect]) -> list[Query]:
-        return commit_queries(effects)
 
     def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> list[Query]:
         return requester_queries(effects, state)
