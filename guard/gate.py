@@ -16,7 +16,6 @@ under the same timeout.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import logging
 import time
 from collections.abc import Sequence
@@ -39,6 +38,7 @@ from judges import (
     Verdict,
     combine,
     gather,
+    is_async,
 )
 
 __all__ = ["CommitGate", "GateResult"]
@@ -104,8 +104,8 @@ class CommitGate:
 
     async def _run(self, judge: Judge | AsyncJudge, context: CommitContext) -> Verdict:
         try:
-            if isinstance(judge, AsyncJudge) and inspect.iscoroutinefunction(judge.evaluate):
-                decided: Any = judge.evaluate(context)
+            if is_async(judge):
+                decided: Any = cast(AsyncJudge, judge).evaluate(context)
             else:
                 decided = asyncio.get_running_loop().run_in_executor(self._pool, cast(Judge, judge), context)
             verdict = await asyncio.wait_for(decided, timeout=self.judge_timeout_s)

@@ -18,7 +18,7 @@ from judges.canonical import (
     diff_states,
     state_hash,
 )
-from judges.chain import AsyncJudge, JudgeChain, judge_failure
+from judges.chain import AsyncJudge, JudgeChain, is_async, judge_failure
 from judges.classify import (
     Classification,
     ErrorClass,
@@ -143,6 +143,7 @@ __all__ = [
     "gather",
     "gather_memory",
     "grade_state",
+    "is_async",
     "judge_failure",
     "judges_from_config",
     "load_rule_pack",

@@ -25,7 +25,7 @@ from judges.rounds import gather
 from judges.state import Query, StateReader, StateSnapshot
 from judges.verdict import CallRecord, CommitContext, Finding, FollowUp, Judge, Severity, Verdict, combine
 
-__all__ = ["AsyncJudge", "JudgeChain", "judge_failure"]
+__all__ = ["AsyncJudge", "JudgeChain", "is_async", "judge_failure"]
 
 logger = logging.getLogger(__name__)
 
@@ -50,7 +50,8 @@ def judge_failure(name: str, problem: str) -> Verdict:
     return Verdict.of([finding])
 
 
-def _is_async(judge: Judge | AsyncJudge) -> bool:
+def is_async(judge: Judge | AsyncJudge) -> bool:
+    """Whether ``judge`` is awaited (an :class:`AsyncJudge` with a coroutine ``evaluate``)."""
     return inspect.iscoroutinefunction(getattr(judge, "evaluate", None))
 
 
@@ -99,7 +100,7 @@ class JudgeChain:
         """Run the synchronous judges; an async judge here blocks (use :meth:`evaluate`)."""
         verdicts: list[Verdict] = []
         for judge in self.judges:
-            if _is_async(judge):
+            if is_async(judge):
                 verdicts.append(judge_failure(judge.name, "it needs the async path (JudgeChain.evaluate)"))
                 continue
             verdicts.append(self._run_sync(judge, context))  # type: ignore[arg-type]
@@ -109,7 +110,7 @@ class JudgeChain:
         """Run every judge, awaiting the async ones, in chain order."""
         verdicts: list[Verdict] = []
         for judge in self.judges:
-            if _is_async(judge):
+            if is_async(judge):
                 verdicts.append(await self._run_async(judge, context))  # type: ignore[arg-type]
             else:
                 verdicts.append(self._run_sync(judge, context))  # type: ignore[arg-type]
@@ -138,7 +139,7 @@ class JudgeChain:
             problem = gathered.failures.get(judge.name)
             if problem is not None:
                 verdicts.append(judge_failure(judge.name, problem))
-            elif _is_async(judge):
+            elif is_async(judge):
                 verdicts.append(await self._run_async(judge, context))  # type: ignore[arg-type]
             else:
                 verdicts.append(self._run_sync(judge, context))  # type: ignore[arg-type]

@@ -79,6 +79,7 @@ def read_rounds(
     failures: dict[str, str] = {}
     steps = rounds = fetched = skipped = 0
     wanted = _named(judges, failures, lambda judge: judge.queries(effects))
+    followers = [judge for judge in judges if _follows(judge)]
     while True:
         new = list(dict.fromkeys(query for queries in wanted.values() for query in queries))
         if answers:
@@ -104,13 +105,14 @@ def read_rounds(
             fetched += len(asked)
             # A query the reader left out stays unanswered: the judge reading it fails closed.
             answers.update(snapshot.answers)
-        following = [judge for judge in judges if judge.name not in failures and _follows(judge)]
+        following = [judge for judge in followers if judge.name not in failures]
         wanted = _named(following, failures, _follow_up(effects, StateSnapshot(dict(answers))))
     return Gathered(StateSnapshot(answers), failures, rounds, fetched, skipped)
 
 
 def _follows(judge: object) -> bool:
-    return isinstance(judge, FollowUp)
+    # a duck-typed check: isinstance against the runtime-checkable protocol costs tens of µs a judge
+    return callable(getattr(judge, "follow_up", None))
 
 
 def _follow_up(effects: Sequence[Effect], known: StateSnapshot) -> Callable[[Naming], Sequence[Query]]:
