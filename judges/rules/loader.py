@@ -21,7 +21,7 @@ from judges.errors import RuleLoadError, SchemaError
 from judges.rounds import MAX_ROUNDS
 from judges.rules.engine import CelCompileError, Expression, compile_expression
 from judges.rules.lexer import Token, bound_names, field_path, mentioned_names, tokenize
-from judges.rules.lookup import KeyValue, Lookup
+from judges.rules.lookup import KeyValue, Lookup, with_keying
 from judges.rules.pack import Rule, RulePack
 from judges.rules.source import SourceMap, read_yaml
 from judges.rules.template import Template, TemplateError, compile_template
@@ -196,7 +196,7 @@ class _Compiler:
                 for part in template.expressions:
                     part_tokens = tokenize(part.source)
                     used |= self.check_names(part, part_tokens, names, (*path, field), rule=spec.id, now=True)
-        needed = self.keying(used)
+        needed = with_keying(self.lookups, used)
         for name in spec.let:
             if name not in needed:
                 self.fail(f"let {name!r} is never used by this rule", (*path, "let", name), rule=spec.id)
@@ -215,17 +215,6 @@ class _Compiler:
             line=self.source.position(path)[0],
             now="now" in used,
         )
-
-    def keying(self, names: set[str]) -> set[str]:
-        """``names`` and the lookups that key them, transitively."""
-        needed = {name for name in names if name in self.lookups}
-        pending = list(needed)
-        while pending:
-            for before in self.lookups[pending.pop()].after:
-                if before not in needed:
-                    needed.add(before)
-                    pending.append(before)
-        return needed
 
     def expression(self, source: str, path: DocPath, *, rule: str | None) -> tuple[Expression, list[Token]]:
         try:

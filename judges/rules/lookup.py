@@ -12,7 +12,7 @@ NULL): the chain simply ends there.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,7 +21,7 @@ from judges.rules.engine import CelEvalError, Environment, Expression
 from judges.rules.view import to_cel
 from judges.state import Query, Row
 
-__all__ = ["KeyValue", "Lookup", "LookupFailure"]
+__all__ = ["KeyValue", "Lookup", "LookupFailure", "with_keying"]
 
 Scalar = str | int | float | bool | None
 _SCALAR_TYPES = (str, int, float, bool, type(None))
@@ -132,3 +132,15 @@ class Lookup:
         """The query for one effect (columns in sorted order, as :meth:`Query.of` makes them)."""
         where = tuple((column, value.resolve(effect, environment, rows)) for column, value in self.where)
         return Query(self.table, where, 1 if self.one else self.limit)
+
+
+def with_keying(lookups: Mapping[str, Lookup], names: Iterable[str]) -> set[str]:
+    """The lookups among ``names`` and every lookup that keys one of them, transitively."""
+    needed = {name for name in names if name in lookups}
+    pending = list(needed)
+    while pending:
+        for before in lookups[pending.pop()].after:
+            if before not in needed:
+                needed.add(before)
+                pending.append(before)
+    return needed

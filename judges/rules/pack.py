@@ -27,7 +27,7 @@ from typing import Any
 
 from judges.effects import Effect, EffectKind
 from judges.rules.engine import CelEvalError, Environment, Expression, evaluate_all
-from judges.rules.lookup import Lookup, LookupFailure
+from judges.rules.lookup import Lookup, LookupFailure, with_keying
 from judges.rules.template import Template
 from judges.rules.view import effect_view, rows_view, to_cel
 from judges.state import Query, Row, StateSnapshot
@@ -167,24 +167,13 @@ class RulePack:
         key = tuple(id(rule) for rule in rules)
         group = self._groups.get(key)
         if group is None:
-            used = self._needed({name for rule in rules for name in rule.lookups})
+            used = with_keying(self.lookups, (name for rule in rules for name in rule.lookups))
             lookups = tuple(name for name in self.lookups if name in used)
             chained = any(self.lookups[name].after for name in lookups)
             now = any(rule.now for rule in rules)
             programs = tuple(rule.require for rule in rules)
             group = self._groups[key] = _Group(rules, programs, lookups, chained, now)
         return group
-
-    def _needed(self, names: set[str]) -> set[str]:
-        """``names`` and every lookup that keys one of them, transitively."""
-        needed: set[str] = set()
-        pending = list(names)
-        while pending:
-            name = pending.pop()
-            if name not in needed:
-                needed.add(name)
-                pending.extend(self.lookups[name].after)
-        return needed
 
     def _plan(self, effects: Sequence[Effect]) -> list[_Plan]:
         # The gate asks for queries and then for the verdict over the same effects tuple;
