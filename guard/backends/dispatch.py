@@ -35,7 +35,7 @@ from guard.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbox, Outbox
 from guard.retry import Retried, RetryPolicy, call_with_retries
 from guard.tools import ToolSpec
 
-__all__ = ["CERTAIN", "Dispatcher", "result_outcome", "write_meta"]
+__all__ = ["CERTAIN", "Dispatcher", "fate", "result_outcome", "settled", "write_meta"]
 
 log = logging.getLogger(__name__)
 
@@ -67,6 +67,18 @@ def result_outcome(result: UpstreamResult, classify: Callable[[object], str]) ->
     return CallOutcome(error=ToolError(text, error_class=classify(text)))
 
 
+def fate(error_class: str | None, *, raised: bool) -> EntryStatus:
+    """Where a write that did not succeed stands: failed (certainly not applied) or unknown.
+
+    A call that raised was applied or not depending on its class (only the
+    :data:`CERTAIN` ones fail before reaching the upstream); a tool error was
+    answered by the upstream, so only a timeout leaves it unknown.
+    """
+    if raised:
+        return EntryStatus.FAILED if error_class in CERTAIN else EntryStatus.UNKNOWN
+    return EntryStatus.UNKNOWN if error_class == "timeout" else EntryStatus.FAILED
+
+
 def settled(retried: Retried) -> tuple[EntryStatus, str | None, str | None]:
     """Where a write ended: applied, failed (certainly not applied) or unknown, with class and reason."""
     outcome = retried.outcome
@@ -74,11 +86,10 @@ def settled(retried: Retried) -> tuple[EntryStatus, str | None, str | None]:
         return EntryStatus.APPLIED, None, None
     if outcome is not None and outcome.error is not None:
         error_class = outcome.error.error_class
-        status = EntryStatus.UNKNOWN if error_class == "timeout" else EntryStatus.FAILED
-        return status, error_class, outcome.error.message
+        return fate(error_class, raised=False), error_class, outcome.error.message
     error_class = retried.error_classes[-1] if retried.error_classes else "internal"
-    status = EntryStatus.FAILED if error_class in CERTAIN else EntryStatus.UNKNOWN
-    return status, error_class, f"{type(retried.exception).__name__}: {retried.exception}"
+    reason = f"{type(retried.exception).__name__}: {retried.exception}"
+    return fate(error_class, raised=True), error_class, reason
 
 
 def _name(entry: OutboxEntry) -> str:

@@ -27,7 +27,7 @@ from datetime import timedelta
 from typing import Any
 
 from guard.backends.base import UpstreamReport
-from guard.backends.dispatch import CERTAIN, Dispatcher, result_outcome, write_meta
+from guard.backends.dispatch import Dispatcher, fate, result_outcome, write_meta
 from guard.backends.policy import ToolPolicy, resolve_policies, tool_spec
 from guard.backends.upstream import Upstream
 from guard.clock import Clock
@@ -130,25 +130,22 @@ class McpSession:
             result = await self._backend.upstream.call_tool(policy.name, arguments, meta=write_meta(entry))
         except Exception as exc:
             error_class = dispatcher.classify(exc)
-            status = EntryStatus.FAILED if error_class in CERTAIN else EntryStatus.UNKNOWN
-            fate = (
+            status = fate(error_class, raised=True)
+            standing = (
                 "it was not applied"
                 if status is EntryStatus.FAILED
                 else "it may or may not have been applied"
             )
             outcome = CallOutcome(
                 error=ToolError(
-                    f"{policy.name}: the upstream call failed ({error_class}: {exc}); {fate}",
+                    f"{policy.name}: the upstream call failed ({error_class}: {exc}); {standing}",
                     error_class=error_class,
                 )
             )
         else:
             outcome = result_outcome(result, dispatcher.classify)
             error_class = outcome.error_class
-            if outcome.ok:
-                status = EntryStatus.APPLIED
-            else:
-                status = EntryStatus.UNKNOWN if error_class == "timeout" else EntryStatus.FAILED
+            status = EntryStatus.APPLIED if outcome.ok else fate(error_class, raised=False)
         error = None if outcome.error is None else outcome.error.message
         value = outcome.value if outcome.ok else None
         entry = advance(
