@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import MetaData
 
-from benchmark.domains.base import TableDef, add_indexes, envelope_error_text, sql_table
+from benchmark.domains.base import TableDef, envelope_error_text, sql_table
 from benchmark.domains.booking import models as m
 from benchmark.domains.knowledge import documents_table
 from benchmark.domains.zendesk import ZendeskVariant, zendesk_toolset
@@ -61,6 +61,8 @@ def _prepare_ticket_changes(changes: dict[str, Any]) -> dict[str, Any]:
 
 ZENDESK = ZendeskVariant(
     seed_dir="external_booking/zendesk/initial_data",
+    # the commit gate's judges look up the tickets of a booking by equality
+    ticket_indexes=(("booking_reference",),),
     ticket_model=m.Ticket,
     ticket_create=m.TicketCreateInput,
     ticket_update=m.TicketUpdateInput,
@@ -76,19 +78,11 @@ all six comparators; no status-violation audit."""
 
 zendesk = zendesk_toolset(ZENDESK, metadata, registry)
 
-_TICKET_INDEXES = (("booking_reference",),)
-"""The ticket lookup the commit gate's judges make by equality (tickets of the same booking)."""
-add_indexes(zendesk.sql["tickets"], _TICKET_INDEXES)
-
 
 def _zendesk_defs() -> tuple[TableDef, ...]:
     # The reference reads a seed file that is not a JSON list as empty; booking's articles.json is an object.
     return tuple(
-        dataclasses.replace(d, seed=None)
-        if d.benchmark_name == "zendesk_articles"
-        else dataclasses.replace(d, indexes=_TICKET_INDEXES)
-        if d.benchmark_name == "zendesk_tickets"
-        else d
+        dataclasses.replace(d, seed=None) if d.benchmark_name == "zendesk_articles" else d
         for d in zendesk.defs
     )
 

@@ -85,6 +85,8 @@ class ZendeskVariant:
     prepare_organization: Callable[[dict[str, Any]], dict[str, Any]] = _no_change
     prepare_ticket_update: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     reply_given_tags: bool = False
+    ticket_indexes: tuple[tuple[str, ...], ...] = ()
+    """Secondary indexes of the tickets table (column lists), for the domain's judges' lookups."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,7 @@ def zendesk_tables(variant: ZendeskVariant, metadata: MetaData) -> ZendeskTables
             variant.ticket_model,
             unstable=variant.ticket_unstable,
             seed=f"{seed}/tickets.json",
+            indexes=variant.ticket_indexes,
         ),
         TableDef(
             "zendesk_organizations",
