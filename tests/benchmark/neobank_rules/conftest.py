@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +12,12 @@ import pytest
 
 from benchmark.agents import ReplayAgent
 from benchmark.agents.replay import Script
-from benchmark.dataset import Task, TrajectoryCall, load_scenario, load_tasks
+from benchmark.dataset import Task, TrajectoryCall, load_tasks
 from benchmark.domains import Domain, get_domain
 from benchmark.results import TrialResult
-from benchmark.run import TrialContext, run_trial
-from benchmark.run.setup import guard_settings
+from benchmark.run import run_trial
 from guard.gate import CommitGate
-from guard.runtime import configured_judges
+from tests.benchmark.regrade import gate_fixture, guarded_context
 
 NEOBANK = "sandbox_neobank_support_v1"
 
@@ -37,12 +36,8 @@ def tasks_by_test(data_dir: Path) -> Mapping[str, Task]:
     return {task.test: task for task in load_tasks(data_dir, domain=NEOBANK).tasks}
 
 
-@pytest.fixture(scope="module")
-def neobank_gate(neobank_domain: Domain) -> Iterator[CommitGate]:
-    """The gate of the guarded arm as ``guard bench`` builds it: the bench chain, then the domain's judges."""
-    gate = CommitGate(configured_judges(guard_settings(None), neobank_domain.judges))
-    yield gate
-    gate.close()
+neobank_gate = gate_fixture("neobank_gate", "neobank_domain", bench=True)
+"""The gate of the guarded arm as ``guard bench`` builds it: the bench chain, then the domain's judges."""
 
 
 @pytest.fixture
@@ -54,13 +49,7 @@ def replay_guarded(data_dir: Path, neobank_domain: Domain, neobank_gate: CommitG
         for index, (task, calls) in enumerate(runs):
             script = Script(f"case-{index}", tuple(TrajectoryCall(tool, dict(args)) for tool, args in calls))
             scripts.setdefault(task.id, []).append(script)
-        context = TrialContext(
-            data_dir=data_dir,
-            agent=ReplayAgent(scripts),
-            settings=guard_settings(None),
-            gates={NEOBANK: neobank_gate},
-            scenarios={NEOBANK: load_scenario(data_dir, NEOBANK)},
-        )
+        context = guarded_context(data_dir, NEOBANK, neobank_gate, bench=True, agent=ReplayAgent(scripts))
         seen: dict[str, int] = {}
         trials = []
         for task, _ in runs:

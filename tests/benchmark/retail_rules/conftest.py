@@ -1,129 +1,34 @@
 """Fixtures for the retail rules: the guarded arm with the retail judges, and trajectories to replay.
 
-:func:`edit` helpers change a golden trajectory the way an agent gets it
-wrong (one argument changed, a call dropped or added); ``guarded`` replays
-any trajectory through the guarded arm and returns the trial's result, whose
-verdicts hold every commit attempt and its findings.
+The edit helpers (from :mod:`tests.benchmark.regrade`) change a golden
+trajectory the way an agent gets it wrong (one argument changed, a call
+dropped or added); ``guarded`` replays any trajectory through the guarded
+arm and returns the trial's result, whose verdicts hold every commit attempt
+and its findings.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Callable, Coroutine, Iterator, Mapping
-from pathlib import Path
-from typing import Any
+from tests.benchmark.regrade import (
+    Calls,
+    Edit,
+    Guarded,
+    add,
+    chain,
+    change,
+    change_item,
+    drop,
+    guarded_fixtures,
+)
 
-import pytest
-
-from benchmark.agents import ReplayAgent
-from benchmark.agents.replay import Script
-from benchmark.dataset import Task, TrajectoryCall, load_scenario, load_task
-from benchmark.domains import Domain, get_domain
-from benchmark.results import TrialResult
-from benchmark.run import TrialContext, run_trial
-from guard.gate import CommitGate
-from guard.runtime import configured_judges
-from guard.settings import GuardSettings
+__all__ = ["RETAIL", "Calls", "Edit", "Guarded", "add", "chain", "change", "change_item", "drop", "task_id"]
 
 RETAIL = "sandbox_external_retail"
 GROUP = f"{RETAIL}_group1.py"
-
-Calls = list[tuple[str, dict[str, Any]]]
-Edit = Callable[[Calls], Calls]
-Guarded = Callable[[str, Edit | None], Coroutine[Any, Any, TrialResult]]
 
 
 def task_id(test: str) -> str:
     return f"{GROUP}:test_case_{test}"
 
 
-def _index(calls: Calls, tool: str, nth: int) -> int:
-    return [i for i, (name, _) in enumerate(calls) if name == tool][nth]
-
-
-def change(tool: str, nth: int = 0, **arguments: Any) -> Edit:
-    """Change some arguments of the ``nth`` call of ``tool`` (``-1``: the last)."""
-
-    def apply(calls: Calls) -> Calls:
-        i = _index(calls, tool, nth)
-        calls[i] = (tool, {**calls[i][1], **arguments})
-        return calls
-
-    return apply
-
-
-def change_item(tool: str, nth: int = 0, **fields: Any) -> Edit:
-    """Change some fields of the ``item`` of the ``nth`` Zendesk create or update call."""
-
-    def apply(calls: Calls) -> Calls:
-        i = _index(calls, tool, nth)
-        calls[i] = (tool, {**calls[i][1], "item": {**calls[i][1]["item"], **fields}})
-        return calls
-
-    return apply
-
-
-def drop(tool: str, nth: int = 0) -> Edit:
-    def apply(calls: Calls) -> Calls:
-        del calls[_index(calls, tool, nth)]
-        return calls
-
-    return apply
-
-
-def add(tool: str, arguments: Mapping[str, Any], before: str | None = None) -> Edit:
-    """Add a call at the end, or before the first call of ``before``."""
-
-    def apply(calls: Calls) -> Calls:
-        at = len(calls) if before is None else _index(calls, before, 0)
-        return [*calls[:at], (tool, dict(arguments)), *calls[at:]]
-
-    return apply
-
-
-def chain(*edits: Edit) -> Edit:
-    def apply(calls: Calls) -> Calls:
-        for one in edits:
-            calls = one(calls)
-        return calls
-
-    return apply
-
-
-@pytest.fixture(scope="module")
-def retail() -> Domain:
-    return get_domain(RETAIL)
-
-
-@pytest.fixture(scope="module")
-def gate(retail: Domain) -> Iterator[CommitGate]:
-    gate = CommitGate(configured_judges(GuardSettings(), retail.judges), judge_timeout_s=5.0)
-    yield gate
-    gate.close()
-
-
-@pytest.fixture(scope="module")
-def trial_context(data_dir: Path, gate: CommitGate) -> TrialContext:
-    return TrialContext(
-        data_dir=data_dir,
-        agent=ReplayAgent({}),
-        settings=GuardSettings(),
-        gates={RETAIL: gate},
-        scenarios={RETAIL: load_scenario(data_dir, RETAIL)},
-    )
-
-
-@pytest.fixture
-def guarded(data_dir: Path, retail: Domain, trial_context: TrialContext) -> Guarded:
-    """Replay a task's golden trajectory, changed by ``edit``, through the guarded arm."""
-
-    async def play(test: str, edit: Edit | None) -> TrialResult:
-        task: Task = load_task(data_dir, task_id(test))
-        calls: Calls = [(c.tool, dict(c.arguments)) for c in task.golden]
-        if edit is not None:
-            calls = edit(calls)
-        script = Script(f"edited:{test}", tuple(TrajectoryCall(tool, args) for tool, args in calls))
-        context = dataclasses.replace(trial_context, agent=ReplayAgent({task.id: [script]}))
-        return await run_trial(task, retail, "guarded", 0, 0, context, {})
-
-    return play
+retail, gate, trial_context, guarded = guarded_fixtures(RETAIL, "retail", task_id)
