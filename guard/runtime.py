@@ -93,14 +93,13 @@ def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) 
 class Runtime:
     """A guard's parts, started and stopped together.
 
-    ``audit_engine`` is None for an in-memory audit; ``backend_engine`` is None
-    for an ``mcp`` backend, whose readiness is its upstream answering a ping.
+    ``audit_engine`` is None for an in-memory audit. Ready means the audit
+    store and the backend (:meth:`~guard.backends.base.Backend.ping`) answer.
     """
 
     settings: GuardSettings
     manager: TransactionManager
     audit_engine: AsyncEngine | None
-    backend_engine: AsyncEngine | None
     telemetry: Telemetry
 
     async def start(self) -> list[str]:
@@ -119,21 +118,16 @@ class Runtime:
     async def ready(self) -> dict[str, str]:
         """Problems by component; empty when ready."""
         problems: dict[str, str] = {}
-        engines = [("audit", self.audit_engine), ("backend", self.backend_engine)]
-        for name, engine in engines:
-            if engine is None:
-                continue
+        if self.audit_engine is not None:
             try:
-                async with engine.connect() as conn:
+                async with self.audit_engine.connect() as conn:
                     await conn.execute(text("SELECT 1"))
             except Exception as exc:
-                problems[name] = f"{type(exc).__name__}: {exc}"
-        backend = self.manager.backend
-        if isinstance(backend, McpBackend):
-            try:
-                await asyncio.wait_for(backend.ping(), timeout=self.settings.backend.mcp.timeout_s)
-            except Exception as exc:
-                problems["upstream"] = f"{type(exc).__name__}: {exc}"
+                problems["audit"] = f"{type(exc).__name__}: {exc}"
+        try:
+            await self.manager.backend.ping()
+        except Exception as exc:
+            problems["backend"] = f"{type(exc).__name__}: {exc}"
         return problems
 
 
@@ -164,8 +158,7 @@ def assemble(
         retryable=is_retryable,
         **extra,
     )
-    backend_engine = backend.engine if isinstance(backend, SqlBackend) else None
-    return Runtime(settings, manager, audit_engine, backend_engine, telemetry)
+    return Runtime(settings, manager, audit_engine, telemetry)
 
 
 def mcp_backend(

@@ -19,6 +19,7 @@ reader answers no query, so a judge that asks for rows blocks (fail closed).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import uuid
@@ -297,7 +298,7 @@ class McpBackend:
         return reports
 
     async def ping(self) -> None:
-        await self.upstream.ping()
+        await asyncio.wait_for(self.upstream.ping(), timeout=self.settings.timeout_s)
 
     async def close(self) -> None:
         try:

@@ -17,7 +17,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
-from sqlalchemy import MetaData
+from sqlalchemy import MetaData, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from guard.backends.base import UpstreamReport
@@ -140,6 +140,10 @@ class SqlBackend:
             prepare=hook if prepare else None,
             name=module_path,
         )
+
+    async def ping(self) -> None:
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
 
     @property
     def tools(self) -> Sequence[ToolSpec]:

@@ -177,3 +177,31 @@ async def test_admin_api(tmp_path: Path, provider: TracerProvider) -> None:
             assert [t["id"] for t in blocked_only] == ["adm-2"]
     assert ticket_status(settings, 21) == "solved"
     assert ticket_status(settings, 20) == "open"
+
+
+async def test_readyz_names_a_backend_that_does_not_answer(
+    tmp_path: Path, provider: TracerProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    settings = demo_settings(tmp_path)
+    runtime = build_runtime(settings, clock=FixedClock(), provider=provider, sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        assert await runtime.ready() == {}
+
+        async def down() -> None:
+            raise ConnectionRefusedError("the system of record is down")
+
+        monkeypatch.setattr(runtime.manager.backend, "ping", down)
+        async with httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=create_app(runtime)), base_url="http://guard"
+        ) as http:
+            answer = await http.get("/readyz")
+        assert answer.status_code == 503
+        assert answer.json() == {
+            "status": "not ready",
+            "problems": {"backend": "ConnectionRefusedError: the system of record is down"},
+        }
+    finally:
+        await runtime.stop()
