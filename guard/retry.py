@@ -74,19 +74,6 @@ async def call_with_retries(
     the backoff it would have used.
     """
     seen: list[str] = []
-    try:
-        first = await attempt()
-    except Exception as exc:
-        error_class = classify(exc)
-        seen.append(error_class)
-        if policy.max_attempts == 1 or not retryable(error_class):
-            return Retried(None, exc, 0, tuple(seen))
-    else:
-        if first.ok or first.error_class is None:
-            return Retried(first, None, 0, ())
-        seen.append(first.error_class)
-        if policy.max_attempts == 1 or not retryable(first.error_class):
-            return Retried(first, None, 0, tuple(seen))
 
     def exception_retryable(exc: BaseException) -> bool:
         if not isinstance(exc, Exception):
@@ -100,6 +87,15 @@ async def call_with_retries(
             return False
         seen.append(outcome.error_class)
         return retryable(outcome.error_class)
+
+    try:
+        first = await attempt()
+    except Exception as exc:
+        if not exception_retryable(exc) or policy.max_attempts == 1:
+            return Retried(None, exc, 0, tuple(seen))
+    else:
+        if not outcome_retryable(first) or policy.max_attempts == 1:
+            return Retried(first, None, 0, tuple(seen))
 
     def give_back(state: RetryCallState) -> Any:
         assert state.outcome is not None
