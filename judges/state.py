@@ -37,6 +37,11 @@ class Query:
     def of(cls, table: str, limit: int | None = None, /, **where: Scalar) -> Query:
         return cls(table, tuple(sorted(where.items())), limit)
 
+    @classmethod
+    def one(cls, table: str, /, **where: Scalar) -> Query:
+        """One row by key (limit 1), as a rule pack's ``one: true`` lookup asks: both share a fetch."""
+        return cls.of(table, 1, **where)
+
     @property
     def null_key(self) -> bool:
         """Whether a ``where`` value is None, so that no row can match (SQL's ``col = NULL``)."""
@@ -65,12 +70,20 @@ class StateSnapshot:
         except KeyError:
             raise KeyError(f"query was not declared by the judge: {query}") from None
 
+    def first(self, query: Query) -> Row | None:
+        """The first row for a declared query, or None when it has none."""
+        rows = self.rows(query)
+        return rows[0] if rows else None
+
     def find(self, table: str, /, **where: Scalar) -> tuple[Row, ...]:
         return self.rows(Query.of(table, None, **where))
 
     def get(self, table: str, /, **where: Scalar) -> Row | None:
-        rows = self.find(table, **where)
-        return rows[0] if rows else None
+        return self.first(Query.of(table, None, **where))
+
+    def one(self, table: str, /, **where: Scalar) -> Row | None:
+        """The row :meth:`Query.one` asks for, or None."""
+        return self.first(Query.one(table, **where))
 
 
 class StateReader(Protocol):

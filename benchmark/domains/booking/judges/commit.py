@@ -294,10 +294,9 @@ def _first(state: StateSnapshot, table: str, **where: Any) -> Row | None:
     if any(value in (None, "") for value in where.values()):
         return None
     try:
-        rows = state.rows(_query(table, **where))
+        return state.first(_query(table, **where))
     except KeyError:
         return None
-    return rows[0] if rows else None
 
 
 class CommitJudge:

@@ -85,6 +85,7 @@ def round_cents(value: float) -> float:
     return float(Decimal(repr(value)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
 
 
+# Not shared: neobank's parse_instant strips blanks, retail's timestamp takes datetimes and non-text too.
 def parse_moment(value: Any) -> datetime | None:
     """An ISO date or datetime (``Z`` read as UTC; a naive one taken as UTC), or None."""
     if not isinstance(value, str) or not value:

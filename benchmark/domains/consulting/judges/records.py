@@ -36,14 +36,11 @@ _FOLDERS = "box_folders"
 
 
 def _by_id(table: str, ident: object) -> Query:
-    return Query.of(table, 1, id=ident if isinstance(ident, str) else None)
+    return Query.one(table, id=ident if isinstance(ident, str) else None)
 
 
 def _record(state: StateSnapshot, table: str, ident: str | None) -> Row | None:
-    if ident is None:
-        return None
-    rows = state.rows(_by_id(table, ident))
-    return rows[0] if rows else None
+    return None if ident is None else state.first(_by_id(table, ident))
 
 
 def _folder_grants(effects: Sequence[Effect]) -> Iterator[Effect]:

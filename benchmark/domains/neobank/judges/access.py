@@ -59,6 +59,7 @@ _SLACK = timedelta(minutes=1)
 _INACTIVE = ("on_leave", "departing", "terminated")
 
 
+# Not shared: this one strips blanks, which booking's parse_moment and retail's timestamp refuse (None).
 def parse_instant(text: Any) -> datetime | None:
     """An ISO 8601 date or datetime as an aware datetime (UTC when no zone is given); None if unreadable."""
     if not isinstance(text, str) or not text.strip():

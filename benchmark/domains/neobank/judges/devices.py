@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from benchmark.domains.neobank.judges.links import Commit, Links, Work, by_id, link_queries, row_by_id
+from benchmark.domains.neobank.judges.links import Commit, Links, Work, link_queries
 from benchmark.domains.neobank.judges.policy import add_business_days, lead_time_days
 from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
 
@@ -76,7 +76,7 @@ class DeviceJudge:
             for e in sorted({w.employee_id for w in devices})
         ]
         assets = {str((w.effect.after or {}).get("asset_id")) for w in devices if w.kind == "device"}
-        queries += [by_id("hardware_assets", a) for a in sorted(assets)]
+        queries += [Query.one("hardware_assets", id=a) for a in sorted(assets)]
         return list(dict.fromkeys(queries))
 
     def __call__(self, context: CommitContext) -> Verdict:
@@ -149,7 +149,7 @@ class DeviceJudge:
         row = work.effect.after or {}
         if work.kind == "order":
             return str(row.get("device_type"))
-        asset = row_by_id(state, "hardware_assets", str(row.get("asset_id")))
+        asset = state.one("hardware_assets", id=str(row.get("asset_id")))
         return None if asset is None else str(asset.get("device_type"))
 
     def _finding(self, rule: str, work: Work, message: str, hint: str) -> Finding:

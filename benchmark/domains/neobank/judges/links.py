@@ -24,9 +24,7 @@ __all__ = [
     "Links",
     "Work",
     "WorkKind",
-    "by_id",
     "link_queries",
-    "row_by_id",
     "shown",
 ]
 
@@ -115,21 +113,11 @@ class Commit:
                 yield Work(kind, effect, str(employee), None if ticket in (None, "") else str(ticket))
 
 
-def by_id(table: str, key: str) -> Query:
-    """One row by id: the query a rule pack's ``one: true`` lookup makes, so the gate fetches it once."""
-    return Query.of(table, 1, id=key)
-
-
-def row_by_id(state: StateSnapshot, table: str, key: str) -> Row | None:
-    rows = state.rows(by_id(table, key))
-    return rows[0] if rows else None
-
-
 def link_queries(commit: Commit) -> list[Query]:
     """The employees the rows name and the Zendesk users of the touched tickets, by id."""
-    queries = [by_id("employees", employee) for employee in sorted(commit.employee_ids())]
+    queries = [Query.one("employees", id=employee) for employee in sorted(commit.employee_ids())]
     users = {str(t.after["requester_id"]) for t in commit.tickets if t.after and t.after.get("requester_id")}
-    queries += [by_id("zendesk_users", user) for user in sorted(users)]
+    queries += [Query.one("zendesk_users", id=user) for user in sorted(users)]
     return queries
 
 
@@ -154,13 +142,13 @@ class Links:
         self.commit = commit
         self.employees: dict[str, Row] = {}
         for employee in commit.employee_ids():
-            row = row_by_id(state, "employees", employee)
+            row = state.one("employees", id=employee)
             if row is not None:
                 self.employees[employee] = row
         self._requesters: dict[str, str | None] = {}
         for ticket in commit.tickets:
             user_id = (ticket.after or {}).get("requester_id")
-            user = row_by_id(state, "zendesk_users", str(user_id)) if user_id else None
+            user = state.one("zendesk_users", id=str(user_id)) if user_id else None
             self._requesters[ticket.key_text] = _email(user)
 
     def employee(self, employee_id: str) -> Row | None:

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmark.domains.neobank.judges.links import Commit, Links, Work, by_id, link_queries, row_by_id, shown
+from benchmark.domains.neobank.judges.links import Commit, Links, Work, link_queries, shown
 from judges import CommitContext, Effect, Finding, Query, Severity, Verdict
 
 __all__ = ["TicketWorkJudge", "split_list"]
@@ -57,8 +57,10 @@ class TicketWorkJudge:
             if not _changed(ticket, "approval_request_ids", "approver_id"):
                 continue
             row = ticket.after or {}
-            queries += [by_id("approval_requests", i) for i in split_list(row.get("approval_request_ids"))]
-            queries += [by_id("employees", i) for i in split_list(row.get("approver_id"))]
+            queries += [
+                Query.one("approval_requests", id=i) for i in split_list(row.get("approval_request_ids"))
+            ]
+            queries += [Query.one("employees", id=i) for i in split_list(row.get("approver_id"))]
         return list(dict.fromkeys(queries))
 
     def __call__(self, context: CommitContext) -> Verdict:
@@ -167,7 +169,7 @@ class TicketWorkJudge:
             problems.append(f"{len(ids)} approval_request_ids for {len(approvers)} approver_id")
         expected: list[str] = []
         for request_id in ids:
-            request = row_by_id(context.state, "approval_requests", request_id)
+            request = context.state.one("approval_requests", id=request_id)
             if request is None:
                 problems.append(f"{request_id} is no approval request")
                 continue
@@ -176,7 +178,7 @@ class TicketWorkJudge:
                 problems.append(f"{request_id} belongs to ticket {shown(request.get('ticket_id'))}")
         if not problems and expected != approvers:
             problems.append(f"the requests' approvers in order are {','.join(expected)}")
-        departments = [(row_by_id(context.state, "employees", a) or {}).get("department") for a in approvers]
+        departments = [(context.state.one("employees", id=a) or {}).get("department") for a in approvers]
         if "it_security" in departments:
             first = departments.index("it_security")
             if any(d != "it_security" for d in departments[first:]):

@@ -36,11 +36,9 @@ from typing import Any
 
 from benchmark.domains.retail.judges.changes import (
     Changes,
-    by_key,
     finding,
     requester_profiles,
     requester_queries,
-    row_by_key,
 )
 from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict
 
@@ -99,9 +97,9 @@ class CarrierJudge:
         for ticket in solved:
             requester = ticket.row.get("requester_id")
             if requester is not None:
-                wanted[by_key("zendesk_users", str(requester))] = None
+                wanted[Query.one("zendesk_users", id=str(requester))] = None
         for order_id in _orders(changes, solved):
-            wanted[by_key("orders", order_id)] = None
+            wanted[Query.one("orders", id=order_id)] = None
             wanted[Query.of("shipments", None, order_id=order_id)] = None
         return list(wanted)
 
@@ -113,7 +111,7 @@ class CarrierJudge:
         wanted = dict.fromkeys(requester_queries(Changes(solved), state))
         for order_id in _orders(changes, solved):
             for shipment in state.find("shipments", order_id=order_id):
-                wanted[by_key("carrier_tracking", shipment.get("tracking_number"), "tracking_number")] = None
+                wanted[Query.one("carrier_tracking", tracking_number=shipment.get("tracking_number"))] = None
         return list(wanted)
 
     def __call__(self, context: CommitContext) -> Verdict:
@@ -130,7 +128,7 @@ class CarrierJudge:
             profiles = requester_profiles(ticket, state)
             customers = {p.get("id") for p in profiles}
             for order_id in dict.fromkeys([*from_records, *_named_orders(ticket)]):
-                order = row_by_key(state, "orders", order_id)
+                order = state.one("orders", id=order_id)
                 if order is None or order.get("customer_id") not in customers or order_id in compensated:
                     continue
                 findings.extend(self._exception(ticket, order_id, state))
@@ -140,7 +138,7 @@ class CarrierJudge:
     def _exception(self, ticket: Effect, order_id: str, state: StateSnapshot) -> list[Finding]:
         for shipment in state.find("shipments", order_id=order_id):
             number = shipment.get("tracking_number")
-            tracking = row_by_key(state, "carrier_tracking", number, "tracking_number")
+            tracking = state.one("carrier_tracking", tracking_number=number)
             if tracking is None or tracking.get("status") != "exception":
                 continue
             message = (

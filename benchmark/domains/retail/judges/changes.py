@@ -33,14 +33,12 @@ __all__ = [
     "CUSTOMER_COLUMN",
     "Changes",
     "CustomerLink",
-    "by_key",
     "customer_links",
     "finding",
     "link_queries",
     "money",
     "requester_profiles",
     "requester_queries",
-    "row_by_key",
     "timestamp",
 ]
 
@@ -128,9 +126,9 @@ def link_queries(changes: Changes) -> list[Query]:
     for ticket in changes.tickets():
         requester = ticket.row.get("requester_id")
         if requester is not None:
-            queries.setdefault(by_key("zendesk_users", str(requester)), None)
+            queries.setdefault(Query.one("zendesk_users", id=str(requester)), None)
     for customer_id in changes.customer_ids():
-        queries.setdefault(by_key("customer_profiles", customer_id), None)
+        queries.setdefault(Query.one("customer_profiles", id=customer_id), None)
     return list(queries)
 
 
@@ -138,7 +136,7 @@ def _requester_email(ticket: Effect, state: StateSnapshot) -> str | None:
     requester = ticket.row.get("requester_id")
     if requester is None:
         return None
-    user = row_by_key(state, "zendesk_users", str(requester))
+    user = state.one("zendesk_users", id=str(requester))
     email = None if user is None else user.get("email")
     return email if isinstance(email, str) and email else None
 
@@ -163,16 +161,6 @@ def requester_profiles(ticket: Effect, state: StateSnapshot) -> tuple[Mapping[st
     return () if email is None else state.rows(_profiles_by_email(email))
 
 
-def by_key(table: str, key: Any, column: str = "id") -> Query:
-    """The query for one row by its key; the same query as a rule pack's ``one: true`` lookup."""
-    return Query.of(table, 1, **{column: key})
-
-
-def row_by_key(state: StateSnapshot, table: str, key: Any, column: str = "id") -> Mapping[str, Any] | None:
-    rows = state.rows(by_key(table, key, column))
-    return rows[0] if rows else None
-
-
 def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]:
     """Every customer named by a changed record, with the touched tickets whose requester has their email."""
     emails: dict[str, list[Effect]] = {}
@@ -180,13 +168,13 @@ def customer_links(changes: Changes, state: StateSnapshot) -> list[CustomerLink]
         requester = ticket.row.get("requester_id")
         if requester is None:
             continue
-        user = row_by_key(state, "zendesk_users", str(requester))
+        user = state.one("zendesk_users", id=str(requester))
         email = None if user is None else user.get("email")
         if isinstance(email, str):
             emails.setdefault(email.strip().lower(), []).append(ticket)
     links: list[CustomerLink] = []
     for customer_id in changes.customer_ids():
-        profile = row_by_key(state, "customer_profiles", customer_id)
+        profile = state.one("customer_profiles", id=customer_id)
         tier = None if profile is None else profile.get("customer_tier")
         for effect in changes.of("customer_profiles"):
             if effect.key_text == customer_id and effect.before is not None:
@@ -212,6 +200,7 @@ def money(value: Any) -> float:
     return float(value) if value is not None else 0.0
 
 
+# Not shared: takes datetimes and str() of non-text, for which parse_moment/parse_instant give None.
 def timestamp(value: Any) -> datetime | None:
     """A stored ISO timestamp as an aware datetime (naive values are UTC), or None."""
     if value is None:

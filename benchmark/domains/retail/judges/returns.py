@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmark.domains.retail.judges.changes import Changes, by_key, finding, money, row_by_key
+from benchmark.domains.retail.judges.changes import Changes, finding, money
 from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict
 
 __all__ = ["ReturnsJudge"]
@@ -45,11 +45,11 @@ class ReturnsJudge:
         changes = Changes(effects)
         wanted: dict[Query, None] = {}
         for rma in changes.inserted("rma_records"):
-            wanted[by_key("order_line_items", rma.row.get("line_item_id"))] = None
-            wanted[by_key("orders", rma.row.get("order_id"))] = None
+            wanted[Query.one("order_line_items", id=rma.row.get("line_item_id"))] = None
+            wanted[Query.one("orders", id=rma.row.get("order_id"))] = None
             wanted[Query.of("installation_jobs", None, order_id=rma.row.get("order_id"))] = None
         for order in changes.inserted("orders"):
-            wanted[by_key("customer_profiles", order.row.get("customer_id"))] = None
+            wanted[Query.one("customer_profiles", id=order.row.get("customer_id"))] = None
             wanted[Query.of("orders", None, customer_id=order.row.get("customer_id"))] = None
         for line in changes.inserted("order_line_items"):
             wanted[Query.of("order_line_items", None, sku=line.row.get("sku"))] = None
@@ -99,10 +99,10 @@ class ReturnsJudge:
         findings: list[Finding] = []
         returned: dict[str, str] = {}
         for rma in rmas:
-            item = row_by_key(state, "order_line_items", rma.row.get("line_item_id"))
+            item = state.one("order_line_items", id=rma.row.get("line_item_id"))
             if item is not None:
                 returned[str(item.get("sku"))] = rma.key_text
-            original = row_by_key(state, "orders", rma.row.get("order_id"))
+            original = state.one("orders", id=rma.row.get("order_id"))
             if original is not None and original.get("fulfillment_type") == "drop_ship":
                 findings.append(
                     self._found(
@@ -133,7 +133,7 @@ class ReturnsJudge:
 
     def _courtesy(self, order: Effect, state: StateSnapshot) -> list[Finding]:
         customer_id = order.row.get("customer_id")
-        profile = row_by_key(state, "customer_profiles", customer_id)
+        profile = state.one("customer_profiles", id=customer_id)
         if profile is None:
             return []
         score = profile.get("customer_score")
@@ -164,7 +164,7 @@ class ReturnsJudge:
                         "allowed: the final price less fees; 0 only for an exchange with a replacement order",
                     )
                 )
-            order = row_by_key(state, "orders", rma.row.get("order_id"))
+            order = state.one("orders", id=rma.row.get("order_id"))
             if order is None or order.get("status") != "installation_scheduled":
                 continue
             if not order.get("installation_service_id"):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from benchmark.domains.retail.judges.changes import Changes, by_key, finding, money, row_by_key, timestamp
+from benchmark.domains.retail.judges.changes import Changes, finding, money, timestamp
 from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict
 
 __all__ = ["WorkflowJudge"]
@@ -60,7 +60,7 @@ class WorkflowJudge:
         changes = Changes(effects)
         wanted: dict[Query, None] = {}
         for job in changes.updated("installation_jobs", "scheduled_date"):
-            wanted[by_key("customer_profiles", job.row.get("customer_id"))] = None
+            wanted[Query.one("customer_profiles", id=job.row.get("customer_id"))] = None
         for order_id in {refund.row.get("order_id") for refund in changes.inserted("refunds")}:
             wanted[Query.of("refunds", None, order_id=order_id)] = None
             wanted[Query.of("payment_transactions", None, order_id=order_id)] = None
@@ -292,7 +292,7 @@ class WorkflowJudge:
     ) -> list[Finding]:
         findings: list[Finding] = []
         order_id = job.row.get("order_id")
-        profile = row_by_key(state, "customer_profiles", job.row.get("customer_id"))
+        profile = state.one("customer_profiles", id=job.row.get("customer_id"))
         score = None if profile is None else profile.get("customer_score")
         delayed = new is not None and old is not None and new - old > timedelta(days=7)
         if isinstance(score, int) and delayed:
