@@ -13,6 +13,19 @@ the gate never scans a business table.
   set ``guard.capture`` (so other applications writing the same tables pay a
   settings lookup and nothing else), into a ``pg_temp`` table created
   ``ON COMMIT DELETE ROWS`` per connection.
+
+A statement whose row changes no trigger sees is refused inside a guarded
+transaction, so nothing reaches the commit unjudged. On PostgreSQL that is
+``TRUNCATE`` (row triggers never fire for it): a ``BEFORE TRUNCATE ... FOR
+EACH STATEMENT`` trigger per captured table raises when ``guard.capture`` is
+on, with SQLSTATE ``42501`` (insufficient_privilege), which the error
+classifier reads as ``permission_denied``: never retried, the call's
+savepoint is rolled back and the agent gets a tool error; the message says to
+use ``DELETE`` (:func:`truncate_refusal` reads it back out of the error).
+Other sessions (``guard.capture`` unset) truncate as before.
+SQLite has no ``TRUNCATE``, and its truncate optimisation of an unqualified
+``DELETE`` is off for a table with triggers, so the temporary triggers see
+every deleted row.
 """
 
 from __future__ import annotations
@@ -29,10 +42,37 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from judges import EffectKind, RowChange
 
-__all__ = ["Capture", "jsonable"]
+__all__ = ["TRUNCATE_SQLSTATE", "Capture", "jsonable", "truncate_refusal"]
 
 _OPS = {"insert": EffectKind.INSERT, "update": EffectKind.UPDATE, "delete": EffectKind.DELETE}
 _INSTALLED = "guard_capture_tables"
+TRUNCATE_SQLSTATE = "42501"
+"""The SQLSTATE of a refused ``TRUNCATE`` (insufficient_privilege: classified ``permission_denied``)."""
+_REFUSED = "is refused inside a guarded transaction"
+
+_CAPTURE_FUNCTION = """
+CREATE OR REPLACE FUNCTION guard_capture() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('guard.capture', true) = 'on' THEN
+    INSERT INTO pg_temp.guard_changes (tbl, op, old, new) VALUES (
+      TG_TABLE_NAME, lower(TG_OP),
+      CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END,
+      CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
+  END IF;
+  RETURN NULL;
+END $$
+"""
+_REFUSE_TRUNCATE_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION guard_refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('guard.capture', true) = 'on' THEN
+    RAISE EXCEPTION USING ERRCODE = '{TRUNCATE_SQLSTATE}', MESSAGE = format(
+      'TRUNCATE of %s {_REFUSED}: its rows cannot be judged; '
+      'delete them with DELETE instead', TG_TABLE_NAME);
+  END IF;
+  RETURN NULL;
+END $$
+"""
 
 
 def jsonable(value: Any) -> Any:
@@ -46,6 +86,21 @@ def jsonable(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     return value
+
+
+def truncate_refusal(error: BaseException) -> str | None:
+    """The refusal's text when ``error`` is the guard's refused ``TRUNCATE`` (as the driver or SQLAlchemy
+    raised it), else None: for a caller that wants the agent to read it."""
+    for candidate in (error, getattr(error, "orig", None)):
+        if getattr(candidate, "sqlstate", None) == TRUNCATE_SQLSTATE and _REFUSED in str(candidate):
+            return str(candidate).splitlines()[0]
+    return None
+
+
+_PRESENT_TRIGGERS = text(
+    "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(:target) "
+    "AND tgname IN ('guard_capture', 'guard_refuse_truncate') AND NOT tgisinternal"
+)
 
 
 def _quote(name: str) -> str:
@@ -76,35 +131,35 @@ class Capture:
         }
 
     async def install_shared(self, conn: AsyncConnection) -> None:
-        """PostgreSQL: the trigger function and the per-table triggers (idempotent; needs DDL rights)."""
+        """PostgreSQL: the trigger functions and the per-table triggers (idempotent; needs DDL rights).
+
+        A trigger already in place is left alone: creating one locks its table
+        against writers, so a guard starting beside another one's open write
+        transactions (a second replica, a restart) would wait on them.
+        """
         if self.sqlite or not self.tables:
             return
-        await conn.execute(
-            text(
-                """
-                CREATE OR REPLACE FUNCTION guard_capture() RETURNS trigger LANGUAGE plpgsql AS $$
-                BEGIN
-                  IF current_setting('guard.capture', true) = 'on' THEN
-                    INSERT INTO pg_temp.guard_changes (tbl, op, old, new) VALUES (
-                      TG_TABLE_NAME, lower(TG_OP),
-                      CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END,
-                      CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
-                  END IF;
-                  RETURN NULL;
-                END $$
-                """
-            )
-        )
+        await conn.execute(text(_CAPTURE_FUNCTION))
+        await conn.execute(text(_REFUSE_TRUNCATE_FUNCTION))
         for table in self.tables.values():
             target = (
                 _quote(table.name) if table.schema is None else f"{_quote(table.schema)}.{_quote(table.name)}"
             )
-            await conn.execute(
-                text(
-                    f"CREATE OR REPLACE TRIGGER guard_capture AFTER INSERT OR UPDATE OR DELETE ON {target} "
-                    "FOR EACH ROW EXECUTE FUNCTION guard_capture()"
+            present = set((await conn.execute(_PRESENT_TRIGGERS, {"target": target})).scalars().all())
+            if "guard_capture" not in present:
+                await conn.execute(
+                    text(
+                        "CREATE OR REPLACE TRIGGER guard_capture AFTER INSERT OR UPDATE OR DELETE "
+                        f"ON {target} FOR EACH ROW EXECUTE FUNCTION guard_capture()"
+                    )
                 )
-            )
+            if "guard_refuse_truncate" not in present:
+                await conn.execute(
+                    text(
+                        f"CREATE OR REPLACE TRIGGER guard_refuse_truncate BEFORE TRUNCATE ON {target} "
+                        "FOR EACH STATEMENT EXECUTE FUNCTION guard_refuse_truncate()"
+                    )
+                )
 
     async def prepare_connection(self, conn: AsyncConnection) -> None:
         """Per connection, once: the temporary change table (and on SQLite the temporary triggers)."""
