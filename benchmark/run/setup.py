@@ -130,10 +130,7 @@ async def open_context(spec: RunSpec, tasks: TaskSet) -> AsyncIterator[TrialCont
     agent = _agent(spec.agent, tasks)
     domains = sorted({task.domain for task in tasks.tasks})
     gates = {
-        name: CommitGate(
-            configured_judges(settings, get_domain(name).judges),
-            judge_timeout_s=settings.commit.judge_timeout_s,
-        )
+        name: CommitGate.from_settings(configured_judges(settings, get_domain(name).judges), settings.commit)
         for name in domains
     }
     try:

@@ -1,13 +1,18 @@
-"""The commit gate: chain order, strongest decision, fail closed."""
+"""The commit gate: chain order, strongest decision, fail closed; hung judges isolated."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+import pytest
+
 from guard.gate import CommitGate
+from guard.judge_pool import HangKind
 from judges import (
     CommitContext,
     Decision,
@@ -186,3 +191,221 @@ async def test_a_judge_naming_rows_past_the_last_round_blocks_and_is_named() -> 
     assert verdict.decision is Decision.BLOCK
     assert [f.judge for f in verdict.findings] == ["before", "endless"]
     assert verdict.findings[1].message == "judge endless failed: it still named rows to read after 4 rounds"
+
+
+TIMEOUT_S = 0.05
+TIMED_OUT = f"did not answer within {TIMEOUT_S:g}s"
+BAD = Effect("tickets", (666,), EffectKind.UPDATE, {"id": 666, "status": "open"}, {"id": 666}, ("status",))
+
+
+class Stuck:
+    """Blocks its thread until the test sets :attr:`release`, on every input or those ``hangs_on`` picks."""
+
+    def __init__(self, name: str = "stuck", hangs_on: Callable[[CommitContext], bool] | None = None) -> None:
+        self.name = name
+        self.release = threading.Event()
+        self.calls: list[str] = []
+        self._hangs_on = hangs_on
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        self.calls.append(context.transaction_id)
+        if self._hangs_on is None or self._hangs_on(context):
+            self.release.wait(30)
+        return Verdict.allow()
+
+
+class Stubborn:
+    """An async judge that swallows its cancellation and runs until the test sets :attr:`release`."""
+
+    name = "stubborn"
+
+    def __init__(self) -> None:
+        self.release = asyncio.Event()
+        self.calls: list[str] = []
+        self.cancelled = 0
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    async def evaluate(self, context: CommitContext) -> Verdict:
+        self.calls.append(context.transaction_id)
+        while not self.release.is_set():
+            try:
+                await self.release.wait()
+            except asyncio.CancelledError:
+                self.cancelled += 1
+        return Verdict.allow()
+
+
+class Quick:
+    """An async judge that answers at once."""
+
+    name = "quick"
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    async def evaluate(self, context: CommitContext) -> Verdict:
+        self.calls.append(context.transaction_id)
+        return Verdict.allow()
+
+
+async def commit(gate: CommitGate, transaction_id: str, effect: Effect = EFFECT) -> Verdict:
+    return (await gate.evaluate(transaction_id, [effect], [], "summary", STATE)).verdict
+
+
+async def until(condition: Callable[[], bool], deadline_s: float = 10.0) -> None:
+    """Poll ``condition`` until it holds; fail after ``deadline_s``."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+    while not condition():
+        assert loop.time() < end, "the condition did not hold in time"
+        await asyncio.sleep(0.005)
+
+
+def messages(verdict: Verdict) -> list[tuple[str, str]]:
+    return [(f.judge, f.message) for f in verdict.findings]
+
+
+async def test_a_hung_judge_is_quarantined_and_the_judges_beside_it_keep_deciding(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Requirement G22: a judge that hangs blocks its commits and is isolated: after two hangs it is
+    quarantined (it blocks at once, taking no thread) while the judge beside it keeps deciding, over
+    more commits than there are workers; the hangs are logged and listed; released, it runs again."""
+    stuck, ok = Stuck(), Fixed("ok", Severity.WARN)
+    before = threading.active_count()
+    gate = CommitGate([stuck, ok], judge_timeout_s=TIMEOUT_S, workers=4)
+    try:
+        with caplog.at_level(logging.WARNING, logger="guard.judge_pool"):
+            verdicts = [await commit(gate, f"t{n}") for n in range(6)]
+        for verdict in verdicts[:2]:
+            assert messages(verdict) == [("stuck", f"judge stuck {TIMED_OUT}"), ("ok", "ok says warn")]
+        for verdict in verdicts[2:]:
+            assert verdict.decision is Decision.BLOCK
+            (quarantined, beside) = verdict.findings
+            assert quarantined.judge == "stuck"
+            assert quarantined.message.startswith("judge stuck is quarantined: 2 of its evaluations are hung")
+            assert "the oldest for " in quarantined.message
+            assert quarantined.evidence["hung"] == 2
+            assert (beside.judge, beside.message) == ("ok", "ok says warn")
+        assert stuck.calls == ["t0", "t1"]
+        hung = gate.hung()
+        assert [(h.judge, h.transaction_id, h.kind) for h in hung] == [
+            ("stuck", "t0", HangKind.THREAD),
+            ("stuck", "t1", HangKind.THREAD),
+        ]
+        assert hung[0].age_s >= hung[1].age_s > 0
+        status = gate.pool_status()
+        assert (status.quarantined, status.exhausted, status.threads) == (("stuck",), False, 4 + 2)
+        assert threading.active_count() - before <= 4 + 2
+        hang_lines = [r for r in caplog.records if r.levelno == logging.ERROR and "hung:" in r.getMessage()]
+        assert [r.args[:2] for r in hang_lines if isinstance(r.args, tuple)] == [
+            ("stuck", "t0"),
+            ("stuck", "t1"),
+        ]
+    finally:
+        stuck.release.set()
+    await until(lambda: not gate.hung())
+    assert gate.pool_status().quarantined == ()
+    assert messages(await commit(gate, "t9")) == [("ok", "ok says warn")]
+    assert stuck.calls[-1] == "t9"
+    gate.close()
+
+
+async def test_a_judge_that_hangs_on_some_inputs_leaves_every_worker_to_the_others() -> None:
+    """Requirement G22: evaluations that hang cannot exhaust the judges' threads or delay other
+    verdicts: after more hung commits than there are workers, commits whose inputs do not hang
+    the judge (several at once) still get its verdict, and the threads stay bounded."""
+    stuck = Stuck(hangs_on=lambda context: context.effects[0].key == (666,))
+    before = threading.active_count()
+    gate = CommitGate([stuck], judge_timeout_s=TIMEOUT_S, workers=2, max_hung=8, max_hung_per_judge=8)
+    try:
+        for n in range(5):
+            assert messages(await commit(gate, f"bad{n}", BAD)) == [("stuck", f"judge stuck {TIMED_OUT}")]
+        good = await asyncio.gather(*(commit(gate, f"good{n}") for n in range(4)))
+        assert [verdict.decision for verdict in good] == [Decision.ALLOW] * 4
+        assert all(not verdict.findings for verdict in good)
+        assert sorted(c for c in stuck.calls if c.startswith("good")) == [f"good{n}" for n in range(4)]
+        assert [h.transaction_id for h in gate.hung()] == [f"bad{n}" for n in range(5)]
+        assert gate.pool_status().threads == 2 + 5
+        assert threading.active_count() - before <= 2 + 5
+    finally:
+        stuck.release.set()
+    await until(lambda: not gate.hung())
+    assert gate.pool_status().threads == 2
+    gate.close()
+
+
+async def test_when_the_hung_threads_reach_their_bound_every_sync_judge_blocks_at_once() -> None:
+    """Requirement G22: hung evaluations are bounded: once ``max_hung`` threads hang, every
+    synchronous judge blocks at once, naming the hung judges, and no thread is added; an async
+    judge, which holds no thread, still decides; the pool recovers when the hung judges end."""
+    first, second, quick, ok = Stuck("first"), Stuck("second"), Quick(), Fixed("ok")
+    gate = CommitGate(
+        [first, second, quick, ok], judge_timeout_s=TIMEOUT_S, workers=2, max_hung=3, max_hung_per_judge=2
+    )
+    exhausted = "the judge pool is exhausted by 3 hung evaluations (first (2), second (1))"
+    try:
+        assert messages(await commit(gate, "t0")) == [
+            ("first", f"judge first {TIMED_OUT}"),
+            ("second", f"judge second {TIMED_OUT}"),
+        ]
+        assert messages(await commit(gate, "t1")) == [
+            ("first", f"judge first {TIMED_OUT}"),
+            ("second", f"judge second was not run: {exhausted}"),
+            ("ok", f"judge ok was not run: {exhausted}"),
+        ]
+        later = messages(await commit(gate, "t2"))
+        assert later[0][1].startswith("judge first is quarantined: 2 of its evaluations are hung")
+        assert later[1:] == [
+            ("second", f"judge second was not run: {exhausted}"),
+            ("ok", f"judge ok was not run: {exhausted}"),
+        ]
+        assert (first.calls, second.calls, len(ok.seen)) == (["t0", "t1"], ["t0"], 1)
+        assert quick.calls == ["t0", "t1", "t2"]
+        status = gate.pool_status()
+        assert (status.exhausted, status.quarantined) == (True, ("first",))
+        assert status.threads == status.max_threads == 2 + 3
+    finally:
+        first.release.set()
+        second.release.set()
+    await until(lambda: not gate.hung())
+    assert messages(await commit(gate, "t3")) == []
+    assert (first.calls[-1], second.calls[-1], quick.calls[-1]) == ("t3", "t3", "t3")
+    assert gate.pool_status().threads == 2
+    gate.close()
+
+
+async def test_an_async_judge_that_ignores_its_cancellation_cannot_hang_the_gate() -> None:
+    """Requirement G22: an async judge that times out and swallows its cancellation blocks its
+    commit without holding the gate; it is listed as hung, quarantined after two hangs, and runs
+    again once it ends."""
+    stubborn, ok = Stubborn(), Fixed("ok", Severity.WARN)
+    gate = CommitGate([stubborn, ok], judge_timeout_s=TIMEOUT_S)
+    try:
+        async with asyncio.timeout(10):  # the old gate awaited the cancellation for ever
+            verdicts = [await commit(gate, f"t{n}") for n in range(3)]
+        for verdict in verdicts[:2]:
+            assert messages(verdict) == [("stubborn", f"judge stubborn {TIMED_OUT}"), ("ok", "ok says warn")]
+        (quarantined, beside) = verdicts[2].findings
+        assert quarantined.message.startswith("judge stubborn is quarantined: 2 of its evaluations are hung")
+        assert beside.message == "ok says warn"
+        assert stubborn.calls == ["t0", "t1"]
+        assert stubborn.cancelled >= 2
+        assert [(h.judge, h.transaction_id, h.kind) for h in gate.hung()] == [
+            ("stubborn", "t0", HangKind.TASK),
+            ("stubborn", "t1", HangKind.TASK),
+        ]
+    finally:
+        stubborn.release.set()
+    await until(lambda: not gate.hung())
+    assert messages(await commit(gate, "t3")) == [("ok", "ok says warn")]
+    assert stubborn.calls[-1] == "t3"
+    gate.close()
