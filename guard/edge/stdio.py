@@ -1,13 +1,18 @@
-"""``guard serve --stdio``: one process, one stream of transactions over stdin/stdout."""
+"""``guard serve --stdio``: one process, one stream of transactions over stdin/stdout.
+
+The wire is :mod:`guard.edge.stdio_transport`: lines up to
+``server.max_request_bytes``, and an error reply for every line that is not
+a JSON-RPC message.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 from mcp.server.context import ServerRequestContext
-from mcp.server.stdio import stdio_server
 
 from guard.edge.mcp import build_server
+from guard.edge.stdio_transport import stdio_transport
 from guard.keys import StreamKeys
 from guard.manager import TxnKey
 from guard.runtime import Runtime
@@ -26,7 +31,7 @@ async def serve_stdio(runtime: Runtime) -> None:
     server = build_server(runtime.manager, resolve, on_finished=keys.finished)
     await runtime.start()
     try:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_transport(runtime.settings.server.max_request_bytes) as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await runtime.stop()
