@@ -216,6 +216,10 @@ def serve(
         settings = guard_settings(guard_config)
     except GuardError as exc:
         raise _fail(exc.message) from None
+    # the guarded app's Host policy and exposure check read where it is served
+    settings = settings.model_copy(
+        update={"server": settings.server.model_copy(update={"host": host, "port": port})}
+    )
     data_dir = data
 
     async def work() -> None:

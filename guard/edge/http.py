@@ -1,30 +1,30 @@
 """The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, and the admin API.
 
-Agents authenticate to ``/mcp`` with a bearer token mapped to an agent name
-(``auth.agent_tokens``); operators to the admin API with one of
-``auth.operator_tokens``. With no tokens configured the respective surface
-is open, which is meant for loopback use.
+Every request first passes :class:`guard.edge.door.Door` (outermost): Host and Origin, body
+size, then the agent's or operator's bearer token, before any route reads the body. With no
+tokens configured the respective surface is open, which only a loopback bind allows (or
+``server.insecure``). No error repeats the request body: validation errors carry locations and
+messages only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.context import ServerRequestContext
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from mcp.server.transport_security import TransportSecuritySettings
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 from pydantic import BaseModel, Field
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
+from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
 from guard.edge.mcp import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
 from guard.keys import HEADER, key_from_http
@@ -34,51 +34,6 @@ from guard.runtime import Runtime
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
-
-_PRINCIPAL = "guard.principal"
-_ANONYMOUS = "anonymous"
-
-
-def _bearer(headers: Any) -> str | None:
-    value = headers.get("authorization")
-    if not value or not value.lower().startswith("bearer "):
-        return None
-    token: str = value[7:].strip()
-    return token
-
-
-def _match(token: str | None, known: dict[str, str]) -> str | None:
-    if token is None:
-        return None
-    for candidate, name in known.items():
-        if hmac.compare_digest(candidate.encode(), token.encode()):
-            return name
-    return None
-
-
-class _AgentAuth:
-    """Puts the agent's name into the ASGI scope, or answers 401."""
-
-    def __init__(self, app: ASGIApp, tokens: dict[str, str]) -> None:
-        self.app = app
-        self.tokens = tokens
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        principal = _ANONYMOUS
-        if self.tokens:
-            headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
-            found = _match(_bearer(headers), self.tokens)
-            if found is None:
-                response = JSONResponse(
-                    {"error": "unauthorized: send Authorization: Bearer <agent token>"},
-                    status_code=401,
-                    headers={"WWW-Authenticate": "Bearer"},
-                )
-                await response(scope, receive, send)
-                return
-            principal = found
-        scope[_PRINCIPAL] = principal
-        await self.app(scope, receive, send)
 
 
 def _resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
@@ -92,7 +47,7 @@ def _resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
             f"no transaction key: send the header {HEADER.title()}: <id>, "
             "or _meta['guard/transaction'], or use the URL /mcp/t/<id>"
         )
-    return TxnKey(key, request.scope.get(_PRINCIPAL, _ANONYMOUS), meta)
+    return TxnKey(key, request.scope.get(PRINCIPAL, ANONYMOUS), meta)
 
 
 class CommitBody(BaseModel):
@@ -107,31 +62,46 @@ class ReviewBody(BaseModel):
     reviewer: str = Field(min_length=1, max_length=128)
 
 
-def _security(host: str, port: int) -> TransportSecuritySettings | None:
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        return None
-    return TransportSecuritySettings(
-        enable_dns_rebinding_protection=True,
-        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
-        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
-    )
+async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """A 422 naming where and what, never the input (FastAPI's default echoes the body back)."""
+    problems = [
+        {"type": error.get("type"), "loc": list(error.get("loc", ())), "msg": error.get("msg")}
+        for error in exc.errors()
+    ]
+    return JSONResponse({"detail": problems}, status_code=422)
 
 
-def create_app(runtime: Runtime, *, extra_routes: Callable[[FastAPI], None] | None = None) -> FastAPI:
-    """The FastAPI app serving one runtime; starting it starts the runtime."""
+def create_app(
+    runtime: Runtime,
+    *,
+    extra_routes: Callable[[FastAPI], None] | None = None,
+    manage_runtime: bool = True,
+) -> FastAPI:
+    """The FastAPI app serving one runtime.
+
+    With ``manage_runtime`` (the default) the app's lifespan starts and stops the
+    runtime; without it the caller has started the runtime and stops it (``guard serve``
+    starts it first, so that a start-up failure is one line and an exit code).
+    """
     settings = runtime.settings
+    check_exposure(settings)
     manager = runtime.manager
     server = build_server(manager, _resolve)
+    # Host and Origin are the Door's to check, on every route alike; the SDK checks neither.
     sessions = StreamableHTTPSessionManager(
         app=server,
-        security_settings=_security(settings.server.host, settings.server.port),
+        security_settings=None,
         max_request_body_size=settings.server.max_request_bytes,
         max_sessions=1000,
     )
-    mcp_asgi = _AgentAuth(sessions.handle_request, settings.auth.agent_tokens)
+    mcp_asgi = StreamableHTTPASGIApp(sessions)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if not manage_runtime:
+            async with sessions.run():
+                yield
+            return
         await runtime.start()
         try:
             async with sessions.run():
@@ -145,15 +115,7 @@ def create_app(runtime: Runtime, *, extra_routes: Callable[[FastAPI], None] | No
         Route("/mcp/t/{transaction}", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"])
     )
 
-    operator_tokens = {token: "operator" for token in settings.auth.operator_tokens}
-
-    def operator(request: Request) -> str:
-        if not operator_tokens:
-            return "operator"
-        found = _match(_bearer(request.headers), operator_tokens)
-        if found is None:
-            raise HTTPException(401, "operator token required", headers={"WWW-Authenticate": "Bearer"})
-        return found
+    app.exception_handler(RequestValidationError)(_invalid_request)
 
     @app.exception_handler(GuardError)
     async def guard_error(request: Request, exc: GuardError) -> JSONResponse:
@@ -180,17 +142,14 @@ def create_app(runtime: Runtime, *, extra_routes: Callable[[FastAPI], None] | No
         )
 
     @app.get("/transactions")
-    async def list_transactions(
-        status: str | None = None, limit: int = 100, _: str = Depends(operator)
-    ) -> dict[str, Any]:
+    async def list_transactions(status: str | None = None, limit: int = 100) -> dict[str, Any]:
         if not 1 <= limit <= 1000:
             raise HTTPException(422, "limit must be between 1 and 1000")
-        await runtime.manager.audit.flush()
         records = await runtime.manager.audit.list_transactions(status, limit)
         return {"transactions": [r.to_dict() for r in records]}
 
     @app.get("/transactions/{transaction_id}")
-    async def show_transaction(transaction_id: str, _: str = Depends(operator)) -> dict[str, Any]:
+    async def show_transaction(transaction_id: str) -> dict[str, Any]:
         detail = await runtime.manager.audit.get_transaction(transaction_id)
         if detail is None:
             raise HTTPException(404, f"no transaction {transaction_id}")
@@ -202,21 +161,22 @@ def create_app(runtime: Runtime, *, extra_routes: Callable[[FastAPI], None] | No
         return result
 
     @app.post("/transactions/{transaction_id}/commit")
-    async def commit(transaction_id: str, body: CommitBody, _: str = Depends(operator)) -> dict[str, Any]:
+    async def commit(transaction_id: str, body: CommitBody) -> dict[str, Any]:
         return await _act(manager.commit_by_id(transaction_id, body.final_message, via="admin"))
 
     @app.post("/transactions/{transaction_id}/rollback")
-    async def rollback(transaction_id: str, body: RollbackBody, _: str = Depends(operator)) -> dict[str, Any]:
+    async def rollback(transaction_id: str, body: RollbackBody) -> dict[str, Any]:
         return await _act(manager.rollback_by_id(transaction_id, body.reason, via="admin"))
 
     @app.post("/transactions/{transaction_id}/approve")
-    async def approve(transaction_id: str, body: ReviewBody, _: str = Depends(operator)) -> dict[str, Any]:
+    async def approve(transaction_id: str, body: ReviewBody) -> dict[str, Any]:
         return await _act(manager.review(transaction_id, approve=True, reviewer=body.reviewer))
 
     @app.post("/transactions/{transaction_id}/reject")
-    async def reject(transaction_id: str, body: ReviewBody, _: str = Depends(operator)) -> dict[str, Any]:
+    async def reject(transaction_id: str, body: ReviewBody) -> dict[str, Any]:
         return await _act(manager.review(transaction_id, approve=False, reviewer=body.reviewer))
 
     if extra_routes is not None:
         extra_routes(app)
+    app.add_middleware(Door, settings=settings)
     return app

@@ -195,7 +195,7 @@ async def test_readyz_names_a_backend_that_does_not_answer(
 
         monkeypatch.setattr(runtime.manager.backend, "ping", down)
         async with httpx2.AsyncClient(
-            transport=httpx2.ASGITransport(app=create_app(runtime)), base_url="http://guard"
+            transport=httpx2.ASGITransport(app=create_app(runtime)), base_url="http://127.0.0.1"
         ) as http:
             answer = await http.get("/readyz")
         assert answer.status_code == 503

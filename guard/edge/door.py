@@ -1,0 +1,344 @@
+"""The HTTP door: the checks every request passes, in this order, before any route runs.
+
+1. **Host and Origin** (Requirement G18), on every route. The Host header must match
+   ``server.allowed_hosts`` — by default ``127.0.0.1``, ``localhost`` and ``[::1]`` on any port,
+   plus ``server.host`` when it names one address — else the answer is **421** Misdirected
+   Request. An Origin header, when there is one, must be a loopback origin
+   (``http://127.0.0.1:*``, ``http://localhost:*``, ``http://[::1]:*``) or one of
+   ``server.allowed_origins``, else **403**. A web page that reaches the guard through DNS
+   rebinding sends its own name as Host and its own origin as Origin, so it gets no further;
+   clients that send no Origin (anything but a browser) pass this check.
+2. **Body size** (Requirement G19). A Content-Length above the route's limit is answered
+   **413** at once; a body without one (chunked) is counted as the route reads it, and the
+   request ends with 413 as soon as the count passes the limit (Starlette's
+   ``RequestBodyLimitMiddleware``; nothing is buffered here). Limits:
+   ``server.max_request_bytes`` on ``/mcp`` and ``/mcp/t/<id>``,
+   ``server.admin_max_request_bytes`` on every other route.
+3. **Authentication**: a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
+   becomes the request's principal, ``scope[PRINCIPAL]``), of ``auth.operator_tokens`` on every
+   other route but ``/healthz`` and ``/readyz``; else **401**. An empty token set leaves that
+   surface open. Tokens are compared in constant time.
+4. The route, which is the first to read and parse the body.
+
+Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
+WebSocket connections are closed (no route uses them). :func:`check_exposure` refuses, when the
+app is created, a non-loopback bind address while either token set is empty, unless
+``server.insecure``.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from starlette.datastructures import Headers
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from guard.errors import ConfigError
+from guard.settings import GuardSettings, ServerSettings
+
+__all__ = ["ANONYMOUS", "PRINCIPAL", "Door", "HostPolicy", "Refusal", "check_exposure", "host_policy"]
+
+log = logging.getLogger(__name__)
+
+PRINCIPAL = "guard.principal"
+"""The ASGI scope key holding the authenticated agent's (or operator's) name."""
+ANONYMOUS = "anonymous"
+
+_ANY = "*"
+_LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+_LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
+_UNSPECIFIC_BINDS = frozenset({"", "0.0.0.0", "::", "[::]"})
+_PUBLIC_PATHS = frozenset({"/healthz", "/readyz"})
+
+_Authority = tuple[str, str | None]
+"""A host name (IPv6 in brackets, lower case) and a port: digits, ``*``, or None when absent."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request is turned away at the door: an HTTP status and a short message."""
+
+    status: int
+    message: str
+
+
+_BAD_HOST = Refusal(421, "Host not allowed: this guard answers only to the names in server.allowed_hosts")
+_BAD_ORIGIN = Refusal(
+    403, "Origin not allowed: web pages may call this guard only from server.allowed_origins"
+)
+
+
+def _authority(value: str, *, wildcard: bool) -> _Authority | None:
+    """``host``, ``host:port``, ``[v6]:port`` (``host:*`` if ``wildcard``) split; None if malformed."""
+    value = value.strip().lower()
+    if wildcard and value.count(":") > 1 and not value.startswith("["):
+        return f"[{value}]", None
+    if value.startswith("["):
+        end = value.find("]") + 1
+        if end == 0:
+            return None
+        name, rest = value[:end], value[end:]
+    else:
+        name, colon, after = value.partition(":")
+        rest = colon + after
+    if not name:
+        return None
+    if not rest:
+        return name, None
+    port = rest[1:]
+    digits = port.isascii() and port.isdigit()
+    if not rest.startswith(":") or not (digits or (wildcard and port == _ANY)):
+        return None
+    return name, port
+
+
+def _origin(value: str, *, wildcard: bool) -> tuple[str, _Authority] | None:
+    scheme, sep, rest = value.strip().lower().partition("://")
+    if not sep or not scheme or "/" in rest:
+        return None
+    authority = _authority(rest, wildcard=wildcard)
+    return None if authority is None else (scheme, authority)
+
+
+@dataclass(frozen=True)
+class HostPolicy:
+    """Which Host and Origin headers a request may carry; built by :func:`host_policy`.
+
+    A host entry without a port matches its name on any port; an origin entry without a port
+    matches only that exact origin (browsers leave default ports out), with ``:*`` any port.
+    """
+
+    hosts: tuple[_Authority, ...] | None
+    """None: any Host."""
+    origins: tuple[tuple[str, _Authority], ...]
+
+    def refusal(self, host: str | None, origin: str | None) -> Refusal | None:
+        """None when a request with these headers may pass; else why not."""
+        if not self._host_allowed(host):
+            return _BAD_HOST
+        if origin is not None and not self._origin_allowed(origin):
+            return _BAD_ORIGIN
+        return None
+
+    def _host_allowed(self, host: str | None) -> bool:
+        if self.hosts is None:
+            return True
+        found = None if host is None else _authority(host, wildcard=False)
+        if found is None:
+            return False
+        name, port = found
+        return any(name == allowed and want in (None, _ANY, port) for allowed, want in self.hosts)
+
+    def _origin_allowed(self, origin: str) -> bool:
+        found = _origin(origin, wildcard=False)
+        if found is None:
+            return False
+        scheme, (name, port) = found
+        return any(
+            scheme == allowed_scheme and name == allowed and want in (_ANY, port)
+            for allowed_scheme, (allowed, want) in self.origins
+        )
+
+
+def host_policy(server: ServerSettings) -> HostPolicy:
+    """The policy ``server`` configures (entries were checked for form by the settings)."""
+    hosts: tuple[_Authority, ...] | None = None
+    if server.allowed_hosts is None:
+        entries = [*_LOOPBACK_HOSTS]
+        if server.host.strip().lower() not in _UNSPECIFIC_BINDS:
+            entries.append(server.host)
+        hosts = _authorities(entries)
+    elif _ANY not in server.allowed_hosts:
+        hosts = _authorities(server.allowed_hosts)
+    origins = []
+    for entry in (*_LOOPBACK_ORIGINS, *server.allowed_origins):
+        found = _origin(entry, wildcard=True)
+        if found is None:
+            raise ConfigError(f"server.allowed_origins: {entry!r} is not scheme://host[:port|:*]")
+        origins.append(found)
+    return HostPolicy(hosts, tuple(origins))
+
+
+def _authorities(entries: list[str]) -> tuple[_Authority, ...]:
+    found = []
+    for entry in entries:
+        authority = _authority(entry, wildcard=True)
+        if authority is None:
+            raise ConfigError(f"server.allowed_hosts: {entry!r} is not host, host:port, host:* or *")
+        found.append(authority)
+    return tuple(found)
+
+
+def _is_loopback(host: str) -> bool:
+    name = host.strip().lower()
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _open_surfaces(settings: GuardSettings) -> list[tuple[str, str]]:
+    """(the empty token setting, what anyone who reaches the guard can then do)."""
+    surfaces = []
+    if not settings.auth.agent_tokens:
+        surfaces.append(("auth.agent_tokens", "call every tool at /mcp and commit"))
+    if not settings.auth.operator_tokens:
+        surfaces.append(
+            (
+                "auth.operator_tokens",
+                "read every transaction and its calls at /transactions and commit, roll back, "
+                "approve or reject any of them",
+            )
+        )
+    return surfaces
+
+
+def check_exposure(settings: GuardSettings) -> None:
+    """Refuse a non-loopback bind without both token sets (ConfigError) unless ``server.insecure``.
+
+    With ``server.insecure`` such a bind is logged as a warning naming what is exposed, and so is
+    ``server.allowed_hosts: ["*"]`` without both token sets (DNS rebinding is then possible).
+    """
+    server = settings.server
+    surfaces = _open_surfaces(settings)
+    if not surfaces:
+        return
+    exposed = "; ".join(f"{key} is empty: anyone who reaches it can {what}" for key, what in surfaces)
+    if not _is_loopback(server.host):
+        if not server.insecure:
+            raise ConfigError(
+                f"server.host {server.host} is not a loopback address, and "
+                + " and ".join(f"{key} is empty" for key, _ in surfaces)
+                + ": set auth.agent_tokens and auth.operator_tokens, bind server.host to 127.0.0.1, "
+                "or set server.insecure: true to serve without them"
+            )
+        log.warning(
+            "server.insecure is true: guard serves %s:%s to the network and %s",
+            server.host,
+            server.port,
+            exposed,
+        )
+    if server.allowed_hosts is not None and _ANY in server.allowed_hosts:
+        log.warning(
+            "server.allowed_hosts is '*': any web page can reach the guard through DNS rebinding, and %s",
+            exposed,
+        )
+
+
+def _refuse(refusal: Refusal, headers: Mapping[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": refusal.message}, status_code=refusal.status, headers=headers)
+
+
+def _bearer(headers: Headers) -> str | None:
+    value = headers.get("authorization")
+    if not value or not value.lower().startswith("bearer "):
+        return None
+    return value[7:].strip()
+
+
+def _match(token: str | None, known: Mapping[str, str]) -> str | None:
+    if token is None:
+        return None
+    found = None
+    for candidate, name in known.items():
+        if hmac.compare_digest(candidate.encode(), token.encode()):
+            found = name
+    return found
+
+
+class _Bearer:
+    """Puts the principal named by the request's bearer token into the scope, or answers 401."""
+
+    def __init__(self, app: ASGIApp, tokens: Mapping[str, str], audience: str) -> None:
+        self._app = app
+        self._tokens = dict(tokens)
+        self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        principal = ANONYMOUS
+        if self._tokens:
+            found = _match(_bearer(Headers(scope=scope)), self._tokens)
+            if found is None:
+                await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+                return
+            principal = found
+        scope[PRINCIPAL] = principal
+        await self._app(scope, receive, send)
+
+
+@dataclass(frozen=True)
+class _Gate:
+    """One family of paths: its body limit, and the app behind it (body counting, then its tokens)."""
+
+    max_body: int
+    app: ASGIApp
+
+    @classmethod
+    def build(cls, app: ASGIApp, max_body: int, tokens: Mapping[str, str], audience: str) -> _Gate:
+        return cls(max_body, RequestBodyLimitMiddleware(_Bearer(app, tokens, audience), max_body))
+
+
+def _content_length(headers: Headers) -> int | None:
+    try:
+        return int(headers["content-length"])
+    except (KeyError, ValueError):
+        return None
+
+
+def _route_path(scope: Scope) -> str:
+    path: str = scope["path"]
+    root: str = scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
+class Door:
+    """ASGI middleware applying the module's checks, in its order, to every request."""
+
+    def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
+        self._app = app
+        self._policy = host_policy(settings.server)
+        server, auth = settings.server, settings.auth
+        operators = {token: "operator" for token in auth.operator_tokens}
+        self._mcp = _Gate.build(app, server.max_request_bytes, auth.agent_tokens, "agent")
+        self._admin = _Gate.build(app, server.admin_max_request_bytes, operators, "operator")
+        self._public = _Gate.build(app, server.admin_max_request_bytes, {}, "anyone")
+
+    def _gate(self, path: str) -> _Gate:
+        if path == "/mcp" or path.startswith("/mcp/"):
+            return self._mcp
+        if path in _PUBLIC_PATHS:
+            return self._public
+        return self._admin
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            await send({"type": "websocket.close", "code": 1008})
+            return
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        refusal = self._policy.refusal(headers.get("host"), headers.get("origin"))
+        if refusal is not None:
+            log.warning(
+                "refused a request: %s (Host %r, Origin %r)",
+                refusal.message,
+                headers.get("host"),
+                headers.get("origin"),
+            )
+            await _refuse(refusal)(scope, receive, send)
+            return
+        gate = self._gate(_route_path(scope))
+        length = _content_length(headers)
+        if length is not None and length > gate.max_body:
+            await _refuse(Refusal(413, f"request body over {gate.max_body} bytes"))(scope, receive, send)
+            return
+        await gate.app(scope, receive, send)
