@@ -1,29 +1,92 @@
-"""The ``guard`` command: a thin layer over the library; an error is one clear line and an exit code."""
+"""The ``guard`` command: a thin layer over the library.
+
+Every failure is one line on stderr (``error: ...``) and an :class:`ExitCode`;
+``--debug`` shows the traceback instead. ``guard serve`` builds, binds and
+starts everything before it serves, so that a start-up failure is such a line
+and creates nothing (no audit database is created by reading one).
+
+Text that came from agents (everything the audit log holds: reasons,
+summaries, findings, arguments) is printed as text: rich markup in it is
+never interpreted, and characters a terminal would act on (escape sequences,
+other control and format characters) are shown as escapes such as ``\\x1b``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+import signal
+import socket
 import sys
-from collections.abc import Callable, Coroutine
+import unicodedata
+from collections.abc import Callable, Coroutine, Iterable, Iterator
+from enum import IntEnum
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from types import FrameType
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
-from guard.errors import GuardError
+from guard.errors import (
+    AuditError,
+    BackendError,
+    ConfigError,
+    GuardError,
+    InstanceInUse,
+    StoreNotReady,
+)
 from guard.settings import GuardSettings, load_settings
+from guard.transactions import Status
 
-__all__ = ["app", "main"]
+if TYPE_CHECKING:
+    from guard.audit import CallEntry, CommitEntry, TxnDetail, TxnRecord
+    from guard.runtime import Runtime
+
+__all__ = ["ExitCode", "app", "main"]
 
 T = TypeVar("T")
 
+
+class ExitCode(IntEnum):
+    """What a ``guard`` command's exit status means (listed in ``guard --help``)."""
+
+    OK = 0
+    FAILED = 1
+    USAGE = 2
+    STORE = 3
+    BACKEND = 4
+    ADDRESS = 5
+    INTERRUPTED = 130
+
+
+_EXIT_CODES = """Exit codes: 0 ok (also after SIGTERM, once stopped);
+1 the demo or bench did not go as scripted, or another failure;
+2 bad configuration or usage (config, rule file, judge, YAML);
+3 the guard's audit store is not ready (missing, not migrated, unreachable);
+4 the backend (system of record or upstream MCP server) is unreachable or failed to start;
+5 the guard cannot take its place (address in use or not permitted, instance name held);
+130 interrupted. --debug shows a failure's traceback."""
+
+# the most specific class first: the first match decides
+_CODES: tuple[tuple[type[GuardError], ExitCode], ...] = (
+    (ConfigError, ExitCode.USAGE),
+    (StoreNotReady, ExitCode.STORE),
+    (AuditError, ExitCode.STORE),
+    (BackendError, ExitCode.BACKEND),
+    (InstanceInUse, ExitCode.ADDRESS),
+)
+
 app = typer.Typer(
-    no_args_is_help=True, add_completion=False, help="guard: judge an AI agent's writes before commit."
+    no_args_is_help=True,
+    add_completion=False,
+    help="guard: judge an AI agent's writes before commit.",
+    epilog=_EXIT_CODES,
 )
 db_app = typer.Typer(no_args_is_help=True, help="The guard's own database.")
 app.add_typer(db_app, name="db")
@@ -39,26 +102,82 @@ ConfigOption = Annotated[
 ]
 
 
-def _run(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+# -- text from agents ---------------------------------------------------------------------
+
+
+def _shown(value: object) -> str:
+    """``value`` as text a terminal only displays: non-printable characters become escapes (``\\x1b``)."""
+    text = value if isinstance(value, str) else str(value)
+    if text.isprintable():
+        return text
+    return "".join(
+        ch if ch.isprintable() or unicodedata.category(ch) == "Zs" else ascii(ch)[1:-1] for ch in text
+    )
+
+
+def _line(*parts: object) -> Text:
+    """A line of plain text (never markup) from parts; a part ``(value, style)`` is styled."""
+    line = Text()
+    for part in parts:
+        if isinstance(part, tuple):
+            line.append(_shown(part[0]), style=part[1])
+        else:
+            line.append(_shown(part))
+    return line
+
+
+def _one_line(message: str) -> str:
+    return " ".join(piece.strip() for piece in message.splitlines() if piece.strip())
+
+
+def _print_json(data: Any) -> None:
+    """JSON on stdout; ``ensure_ascii`` leaves only printable ASCII: nothing in it reaches a terminal raw."""
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=True))
+
+
+# -- failures -----------------------------------------------------------------------------
+
+
+def _fail(message: str, code: ExitCode) -> typer.Exit:
+    """Print ``error: message`` as one line on stderr; the exit to raise."""
+    errors.print(_line(("error:", "red"), " ", _one_line(message)), soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _exit_code(exc: GuardError) -> ExitCode:
+    """The exit code a guard error ends a command with."""
+    for kind, code in _CODES:
+        if isinstance(exc, kind):
+            return code
+    return ExitCode.FAILED
+
+
+def _guarded(call: Callable[[], T]) -> T:
+    """``call()``; a failure becomes one line and its exit code (with ``--debug``: the traceback)."""
     try:
-        return asyncio.run(work())
+        return call()
+    except typer.Exit:
+        raise
+    except KeyboardInterrupt:
+        raise typer.Exit(ExitCode.INTERRUPTED) from None
     except GuardError as exc:
         if _state["debug"]:
             raise
-        errors.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(2) from None
-    except KeyboardInterrupt:
-        raise typer.Exit(130) from None
+        raise _fail(exc.message, _exit_code(exc)) from None
+    except Exception as exc:
+        if _state["debug"]:
+            raise
+        raise _fail(
+            f"unexpected {type(exc).__name__}: {exc} (--debug shows the traceback)", ExitCode.FAILED
+        ) from None
+
+
+def _run(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    return _guarded(lambda: asyncio.run(work()))
 
 
 def _settings(config: Path | None, **overrides: Any) -> GuardSettings:
-    try:
-        return load_settings(config, **overrides)
-    except GuardError as exc:
-        if _state["debug"]:
-            raise
-        errors.print(f"[red]error:[/red] {exc.message}")
-        raise typer.Exit(2) from None
+    return _guarded(lambda: load_settings(config, **overrides))
 
 
 @app.callback()
@@ -80,12 +199,14 @@ def demo() -> None:
 
     result = _run(lambda: run_demo(typer.echo))
     if not result.ok:
-        errors.print(f"[red]demo did not go as scripted:[/red] {result}")
-        raise typer.Exit(1)
+        raise _fail(f"demo did not go as scripted: {result}", ExitCode.FAILED)
     typer.echo("demo ok: the bad commit was blocked, the repaired one committed.")
 
 
-@app.command()
+# -- serve --------------------------------------------------------------------------------
+
+
+@app.command(epilog=_EXIT_CODES)
 def serve(
     config: ConfigOption = None,
     host: Annotated[str | None, typer.Option(help="Bind address (default from config: 127.0.0.1).")] = None,
@@ -99,75 +220,138 @@ def serve(
             update={k: v for k, v in (("host", host), ("port", port)) if v is not None}
         )
         settings = settings.model_copy(update={"server": server})
-    from opentelemetry import trace
-
-    from guard.runtime import build_runtime
-    from guard.telemetry import provider_from_settings
-
-    _run(lambda: _check_audit_store(settings))
-    provider = provider_from_settings(settings.telemetry)
-    if provider is not None:
-        trace.set_tracer_provider(provider)
-    runtime = build_runtime(settings, provider=provider)
+    runtime = _guarded(lambda: _build(settings))
     if stdio:
         from guard.edge.stdio import serve_stdio
 
         _run(lambda: serve_stdio(runtime))
         return
+    sock = _listen(settings.server.host, settings.server.port)
+    code = _run(lambda: _serve_http(runtime, sock))
+    if code is not ExitCode.OK:
+        raise typer.Exit(code)
+
+
+def _build(settings: GuardSettings) -> Runtime:
+    from opentelemetry import trace
+
+    from guard.runtime import build_runtime
+    from guard.telemetry import provider_from_settings
+
+    provider = provider_from_settings(settings.telemetry)
+    if provider is not None:
+        trace.set_tracer_provider(provider)
+    return build_runtime(settings, provider=provider)
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before anything starts: a taken address is one line, exit 5."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        if _state["debug"]:
+            raise
+        code = ExitCode.USAGE if isinstance(exc, socket.gaierror) else ExitCode.ADDRESS
+        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code) from None
+    sock.set_inheritable(True)
+    return sock
+
+
+@contextlib.contextmanager
+def _signals_recorded() -> Iterator[list[int]]:
+    """SIGINT and SIGTERM only recorded while uvicorn serves.
+
+    uvicorn stops serving on either and then raises it again; that second
+    raise must not end the process (or cancel it) before the runtime stopped.
+    """
+    seen: list[int] = []
+
+    def record(sig: int, _frame: FrameType | None) -> None:
+        seen.append(sig)
+
+    originals = {sig: signal.signal(sig, record) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield seen
+    finally:
+        for sig, handler in originals.items():
+            signal.signal(sig, handler)
+
+
+async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
+    """Start the runtime, serve on ``sock`` until a signal, stop the runtime."""
     import uvicorn
 
     from guard.edge.http import create_app
+    from guard.store.engine import display_url
 
-    web = create_app(runtime)
-    errors.print(
-        f"guard: MCP at http://{settings.server.host}:{settings.server.port}/mcp, "
-        f"backend {runtime.manager.backend.name}"
-        + (f" on {settings.backend.url}" if settings.backend.kind == "sql" else "")
-    )
-    config_ = uvicorn.Config(web, host=settings.server.host, port=settings.server.port, log_level="warning")
-    _run(lambda: uvicorn.Server(config_).serve())
-
-
-async def _check_audit_store(settings: GuardSettings) -> None:
-    from guard.store.engine import create_engine
-    from guard.store.migrate import check_current
-
-    engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
+    settings = runtime.settings
     try:
-        await check_current(engine)
+        web = create_app(runtime, manage_runtime=False)  # refuses an exposed bind before anything starts
+        await runtime.start()
+        try:
+            server = uvicorn.Server(
+                uvicorn.Config(web, host=settings.server.host, port=settings.server.port, log_level="warning")
+            )
+            where = f" on {display_url(settings.backend.url)}" if settings.backend.kind == "sql" else ""
+            errors.print(
+                _line(
+                    f"guard: MCP at http://{settings.server.host}:{settings.server.port}/mcp, ",
+                    f"backend {runtime.manager.backend.name}{where}",
+                ),
+                soft_wrap=True,
+            )
+            with _signals_recorded() as seen:
+                await server.serve(sockets=[sock])
+            return ExitCode.INTERRUPTED if signal.SIGINT in seen else ExitCode.OK
+        finally:
+            await runtime.stop()
     finally:
-        await engine.dispose()
+        sock.close()
+
+
+# -- the audit store ----------------------------------------------------------------------
 
 
 @db_app.command("upgrade")
 def db_upgrade(config: ConfigOption = None) -> None:
     """Create or migrate the guard's audit tables to the current revision."""
-    from guard.store.engine import create_engine
+    from guard.store.engine import create_engine, display_url
     from guard.store.migrate import upgrade
 
     settings = _settings(config)
+    shown_url = display_url(settings.audit.url)
 
     async def work() -> str:
         engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
         try:
             return await upgrade(engine)
+        except GuardError:
+            raise
         except Exception as exc:
-            raise GuardError(f"migration of {settings.audit.url} failed: {exc}") from exc
+            raise StoreNotReady(
+                f"migration of {shown_url} failed: {type(exc).__name__}: {_one_line(str(exc))}"
+            ) from exc
         finally:
             await engine.dispose()
 
     revision = _run(work)
-    console.print(f"audit store {settings.audit.url} is at revision {revision}")
+    console.print(_line(f"audit store {shown_url} is at revision {revision}"))
 
 
 def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
+    """``work(audit)`` on the configured audit store, which must exist and be migrated (exit 3 if not)."""
     from guard.store.audit import SqlAudit
-    from guard.store.engine import create_engine
+    from guard.store.engine import create_engine, require_file
     from guard.store.migrate import check_current
 
     settings = _settings(config)
 
     async def run() -> T:
+        require_file(settings.audit.url)
         engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
         try:
             await check_current(engine)
@@ -178,15 +362,25 @@ def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T
     return _run(run)
 
 
+_STATUSES = tuple(status.value for status in Status)
+
+
+def _listing(records: Iterable[TxnRecord]) -> Table:
+    table = Table("id", "status", "agent", "calls", "blocked", "opened", "reason")
+    for r in records:
+        opened = r.opened_at.strftime("%Y-%m-%d %H:%M:%S")
+        cells = (r.id, r.status, r.principal, r.calls, r.blocked_attempts, opened, r.close_reason or "")
+        table.add_row(*(_line(cell) for cell in cells))
+    return table
+
+
 @transactions_app.callback()
 def transactions(
     ctx: typer.Context,
     config: ConfigOption = None,
     status: Annotated[
         str | None,
-        typer.Option(
-            help="open, pending_approval, committed, rolled_back, aborted, or blocked (any blocked attempt)."
-        ),
+        typer.Option(help=f"{', '.join(_STATUSES)}, or blocked (any blocked attempt)."),
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=10_000)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
@@ -195,26 +389,55 @@ def transactions(
     if ctx.invoked_subcommand is not None:
         ctx.obj = config
         return
-    valid = {"open", "pending_approval", "committed", "rolled_back", "aborted", "blocked"}
+    valid = {*_STATUSES, "blocked"}
     if status is not None and status not in valid:
-        errors.print(f"[red]error:[/red] unknown status {status!r}; use one of {', '.join(sorted(valid))}")
-        raise typer.Exit(2)
+        raise _fail(f"unknown status {status!r}; use one of {', '.join(sorted(valid))}", ExitCode.USAGE)
     records = _audit_call(config, lambda audit: audit.list_transactions(status, limit))
     if as_json:
-        console.print_json(json.dumps({"transactions": [r.to_dict() for r in records]}))
+        _print_json({"transactions": [r.to_dict() for r in records]})
         return
-    table = Table("id", "status", "agent", "calls", "blocked", "opened", "reason")
-    for r in records:
-        table.add_row(
-            r.id,
-            r.status,
-            r.principal,
-            str(r.calls),
-            str(r.blocked_attempts),
-            r.opened_at.strftime("%Y-%m-%d %H:%M:%S"),
-            r.close_reason or "",
-        )
-    console.print(table)
+    console.print(_listing(records))
+
+
+def _calls(entries: Iterable[CallEntry]) -> Table:
+    table = Table("#", "tool", "outcome", "class", "retries", "ms", "arguments")
+    for c in entries:
+        arguments = json.dumps(c.arguments, ensure_ascii=False)
+        if len(arguments) > 80:
+            arguments = arguments[:79] + "…"
+        cells = (c.seq, c.tool, c.outcome, c.error_class or "", c.retries, f"{c.latency_ms:.1f}", arguments)
+        table.add_row(*(_line(cell) for cell in cells))
+    return table
+
+
+def _commit_lines(commit: CommitEntry) -> Iterator[Text]:
+    yield _line(f"commit #{commit.attempt} via ", commit.via, ": ", commit.decision, " → ", commit.status)
+    if commit.summary:
+        yield _line("   summary: ", commit.summary)
+    for f in commit.findings:
+        hint = (" (", f["hint"], ")") if f.get("hint") else ()
+        yield _line("   - [", f.get("severity"), "] ", f.get("message"), *hint)
+    for e in commit.effects:
+        changed = ", ".join(str(name) for name in e.get("changed_fields") or ())
+        yield _line("   ~ ", e.get("kind"), " ", e.get("table"), "/", e.get("key"), ": ", changed)
+    for w in commit.dispatch or []:
+        error = (": ", w.get("error_class") or "error", ": ", w["error"]) if w.get("error") else ()
+        attempts = f" ({w.get('attempts')} attempt(s))"
+        yield _line("   > #", w.get("seq"), " ", w.get("tool"), " ", w.get("status"), attempts, *error)
+
+
+def _print_detail(detail: TxnDetail) -> None:
+    t = detail.transaction
+    header = ((t.id, "bold"), "  ", t.status, "  agent=", t.principal, "  backend=", t.backend)
+    console.print(_line(*header), soft_wrap=True)
+    closed = t.closed_at or "-"
+    console.print(_line(f"opened {t.opened_at}  closed {closed}  ", t.close_reason or ""), soft_wrap=True)
+    if t.summary:
+        console.print(_line("summary: ", t.summary), soft_wrap=True)
+    console.print(_calls(detail.calls))
+    for commit in detail.commits:
+        for line in _commit_lines(commit):
+            console.print(line, soft_wrap=True)
 
 
 @transactions_app.command("show")
@@ -227,38 +450,11 @@ def transactions_show(
     """One transaction with its calls and commit attempts."""
     detail = _audit_call(config or ctx.obj, lambda audit: audit.get_transaction(transaction_id))
     if detail is None:
-        errors.print(f"[red]error:[/red] no transaction {transaction_id}")
-        raise typer.Exit(2)
+        raise _fail(f"no transaction {transaction_id}", ExitCode.USAGE)
     if as_json:
-        console.print_json(json.dumps(detail.to_dict()))
+        _print_json(detail.to_dict())
         return
-    t = detail.transaction
-    console.print(f"[bold]{t.id}[/bold]  {t.status}  agent={t.principal}  backend={t.backend}")
-    console.print(f"opened {t.opened_at}  closed {t.closed_at or '-'}  {t.close_reason or ''}")
-    calls = Table("#", "tool", "outcome", "class", "retries", "ms", "arguments")
-    for c in detail.calls:
-        calls.add_row(
-            str(c.seq),
-            c.tool,
-            c.outcome,
-            c.error_class or "",
-            str(c.retries),
-            f"{c.latency_ms:.1f}",
-            json.dumps(c.arguments)[:80],
-        )
-    console.print(calls)
-    for commit in detail.commits:
-        console.print(f"commit #{commit.attempt} via {commit.via}: {commit.decision} → {commit.status}")
-        for f in commit.findings:
-            console.print(
-                f"   - [{f.get('severity')}] {f.get('message')}"
-                + (f" ({f['hint']})" if f.get("hint") else "")
-            )
-        for e in commit.effects:
-            console.print(f"   ~ {e['kind']} {e['table']}/{e['key']}: {', '.join(e['changed_fields'])}")
-        for w in commit.dispatch or []:
-            error = f": {w.get('error_class') or 'error'}: {w['error']}" if w.get("error") else ""
-            console.print(f"   > #{w['seq']} {w['tool']} {w['status']} ({w['attempts']} attempt(s)){error}")
+    _print_detail(detail)
 
 
 def _plug_in(target: typer.Typer) -> None:
@@ -271,7 +467,8 @@ def _plug_in(target: typer.Typer) -> None:
         try:
             register = entry.load()
         except Exception as exc:
-            errors.print(f"[yellow]warning:[/yellow] the {entry.name!r} commands could not load: {exc}")
+            warning = _line(("warning:", "yellow"), f" the {entry.name!r} commands could not load: ", exc)
+            errors.print(warning, soft_wrap=True)
             continue
         register(target)
 

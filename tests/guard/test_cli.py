@@ -1,19 +1,81 @@
-"""The command line: the demo, migrations and the audit log readers."""
+"""The command line: the demo, migrations, the audit log readers, and how ``guard serve`` fails to start."""
 
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+import pytest
 import yaml
+from mcp import Client
+
+from guard.audit import CallEntry, CommitEntry, TxnRecord
+from guard.store.audit import SqlAudit
+from guard.store.engine import create_engine
+from guard.store.migrate import head_revision, upgrade
+from tests.guard.conftest import wait_until_ready
+
+# What an agent can put in any text the audit log keeps: rich markup (a closing tag with nothing open,
+# a style), an ANSI colour sequence, a one-character CSI (C1) and a right-to-left override.
+HOSTILE = "a [/] b [bold red]x[/] c \x1b[31mred\x9b2J d \u202eevil"
+# ...and how the operator CLI shows it: the markup as it is, each control character as an escape
+SHOWN = "a [/] b [bold red]x[/] c \\x1b[31mred\\x9b2J d \\u202eevil"
+SHOWN_IN_ARGUMENTS = "a [/] b [bold red]x[/] c \\u001b[31mred\\x9b2J d \\u202eevil"
 
 
-def guard(*args: str) -> subprocess.CompletedProcess[str]:
+def guard(
+    *args: str, cwd: Path | None = None, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "guard", *args], capture_output=True, text=True, timeout=120, check=False
+        [sys.executable, "-m", "guard", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, **(env or {})},
     )
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def write_config(tmp_path: Path, **sections: Any) -> Path:
+    config = tmp_path / "guard.yaml"
+    settings = {"audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"}, **sections}
+    config.write_text(yaml.safe_dump(settings))
+    return config
+
+
+def demo_backend(tmp_path: Path) -> dict[str, Any]:
+    return {"module": "guard.demo.backend", "url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True}
+
+
+def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The one line a failed command printed; fails unless that is all it printed."""
+    assert "Traceback" not in done.stderr, done.stderr
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: "), done.stderr
+    return lines[0]
+
+
+def only_printable(output: str) -> bool:
+    return all(ch.isprintable() or ch == "\n" for ch in output)
 
 
 def test_demo_runs_and_exits_zero() -> None:
@@ -26,17 +88,258 @@ def test_demo_runs_and_exits_zero() -> None:
 
 
 def test_db_upgrade_is_idempotent_and_transactions_reads_the_log(tmp_path: Path) -> None:
-    config = tmp_path / "guard.yaml"
-    config.write_text(yaml.safe_dump({"audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"}}))
+    config = write_config(tmp_path)
     for _ in range(2):
         done = guard("db", "upgrade", "--config", str(config))
         assert done.returncode == 0, done.stderr
-        assert "is at revision 0002" in done.stdout
+        assert f"is at revision {head_revision()}" in done.stdout
     listed = guard("transactions", "--config", str(config), "--json")
     assert json.loads(listed.stdout) == {"transactions": []}
     wrong = guard("transactions", "--config", str(config), "--status", "weird")
     assert wrong.returncode == 2
-    assert "unknown status 'weird'" in wrong.stderr
+    assert "unknown status 'weird'" in one_error_line(wrong)
     missing = guard("transactions", "show", "nope", "--config", str(config))
     assert missing.returncode == 2
-    assert "no transaction nope" in missing.stderr
+    assert "no transaction nope" in one_error_line(missing)
+
+
+# -- agent text is printed as text ----------------------------------------------------------
+
+
+@pytest.fixture
+async def hostile_log(tmp_path: Path) -> Path:
+    """A migrated audit store holding one transaction whose every agent-written text is :data:`HOSTILE`."""
+    config = write_config(tmp_path)
+    engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
+    audit = SqlAudit(engine)
+    now = datetime.now(UTC)
+    record = TxnRecord("t-1", "agent-a", "guard-1", "shop", "open", now, now)
+    try:
+        await upgrade(engine)
+        await audit.open_transaction(record)
+        await audit.record_call(
+            CallEntry("t-1", 1, "update_ticket", {"note": HOSTILE}, True, "ok", None, None, 0, 1.5, now)
+        )
+        finding = {"severity": "error", "message": HOSTILE, "hint": HOSTILE, "judge": "rules"}
+        effect = {"kind": "update", "table": "tickets", "key": HOSTILE, "changed_fields": ["status"]}
+        closed = TxnRecord(
+            "t-1", "agent-a", "guard-1", "shop", "rolled_back", now, now, now, HOSTILE, 1, 1, HOSTILE
+        )
+        attempt = CommitEntry("t-1", 1, "tool", "block", "blocked", [finding], [effect], HOSTILE, now, 2.0)
+        await audit.record_commit(attempt, closed)
+    finally:
+        await audit.close()
+        await engine.dispose()
+    return config
+
+
+def test_transactions_lists_agent_text_verbatim_and_never_interprets_it(hostile_log: Path) -> None:
+    """Requirement G28: the operator CLI prints agent text as text: markup and terminal escapes in it are
+    shown, never interpreted (the list, as a table and as JSON)."""
+    listed = guard("transactions", "--config", str(hostile_log), env={"COLUMNS": "400"})
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stderr == ""
+    assert SHOWN in listed.stdout
+    assert only_printable(listed.stdout)
+
+    as_json = guard("transactions", "--config", str(hostile_log), "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert only_printable(as_json.stdout)
+    (record,) = json.loads(as_json.stdout)["transactions"]
+    assert record["close_reason"] == HOSTILE
+    assert record["summary"] == HOSTILE
+
+
+def test_transactions_show_prints_agent_text_verbatim_and_never_interprets_it(hostile_log: Path) -> None:
+    """Requirement G28: the operator CLI prints agent text as text: markup and terminal escapes in it are
+    shown, never interpreted (one transaction: reason, summaries, findings, effects, arguments)."""
+    shown = guard("transactions", "show", "t-1", "--config", str(hostile_log), env={"COLUMNS": "400"})
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stderr == ""
+    assert only_printable(shown.stdout)
+    lines = shown.stdout.splitlines()
+    assert lines[1].endswith(f"  {SHOWN}")
+    assert f"summary: {SHOWN}" in lines
+    assert f"   summary: {SHOWN}" in lines
+    assert f"   - [error] {SHOWN} ({SHOWN})" in lines
+    assert f"   ~ update tickets/{SHOWN}: status" in lines
+    assert f'{{"note": "{SHOWN_IN_ARGUMENTS}"}}' in shown.stdout
+
+    as_json = guard("transactions", "show", "t-1", "--config", str(hostile_log), "--json")
+    assert as_json.returncode == 0, as_json.stderr
+    assert only_printable(as_json.stdout)
+    detail = json.loads(as_json.stdout)
+    assert detail["close_reason"] == detail["summary"] == HOSTILE
+    assert detail["call_log"][0]["arguments"] == {"note": HOSTILE}
+    (attempt,) = detail["commit_log"]
+    assert attempt["summary"] == attempt["findings"][0]["message"] == attempt["effects"][0]["key"] == HOSTILE
+
+
+# -- start-up failures: one line and a documented exit code ---------------------------------
+
+SERVE_MODES = [pytest.param(["--stdio"], id="stdio"), pytest.param([], id="http")]
+
+
+def serve(config: Path, mode: list[str], *extra: str) -> subprocess.CompletedProcess[str]:
+    return guard("serve", "--config", str(config), "--port", str(free_port()), *mode, *extra, timeout=60)
+
+
+def migrated(config: Path) -> Path:
+    done = guard("db", "upgrade", "--config", str(config))
+    assert done.returncode == 0, done.stderr
+    return config
+
+
+@pytest.mark.parametrize("mode", SERVE_MODES)
+def test_serve_with_a_broken_rule_file_is_one_line_and_exit_2(tmp_path: Path, mode: list[str]) -> None:
+    """Requirement G27: every start-up failure is one line naming the problem and a documented exit code,
+    and nothing is created or changed (a rule file that is not valid YAML)."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules:\n  - id: x\n    when: {table: t\n")
+    config = write_config(tmp_path, judges={"chain": [{"judge": "rules", "path": str(rules)}]})
+    done = serve(config, mode)
+    assert done.returncode == 2
+    line = one_error_line(done)
+    assert str(rules) in line
+    assert "not valid YAML" in line
+    assert not (tmp_path / "audit.db").exists()
+    debug = guard("--debug", "serve", "--config", str(config), *mode, timeout=60)
+    assert debug.returncode != 0
+    assert "ConfigError" in debug.stderr
+    assert len(debug.stderr.splitlines()) > 1
+
+
+@pytest.mark.parametrize("mode", SERVE_MODES)
+@pytest.mark.parametrize(
+    "backend",
+    [
+        pytest.param(
+            {"module": "guard.demo.backend", "url": "postgresql://postgres:s3cret-pw@127.0.0.1:1/x"},
+            id="postgresql",
+        ),
+        pytest.param({"kind": "mcp", "mcp": {"command": "/nonexistent/mcp-server"}}, id="mcp-command"),
+    ],
+)
+def test_serve_with_an_unreachable_backend_is_one_line_and_exit_4(
+    tmp_path: Path, mode: list[str], backend: dict[str, Any]
+) -> None:
+    """Requirement G27: every start-up failure is one line naming the problem and a documented exit code,
+    and nothing is created or changed (the system of record or the upstream cannot be reached)."""
+    config = migrated(write_config(tmp_path, backend=backend))
+    done = serve(config, mode)
+    assert done.returncode == 4
+    line = one_error_line(done)
+    assert "s3cret-pw" not in done.stderr
+    if backend.get("kind") == "mcp":
+        assert "/nonexistent/mcp-server" in line
+    else:
+        assert "postgresql://postgres:***@127.0.0.1:1/x" in line
+        assert "Connect call failed" in line
+
+
+@pytest.mark.parametrize("mode", SERVE_MODES)
+def test_serve_without_a_migrated_audit_store_is_one_line_and_exit_3(tmp_path: Path, mode: list[str]) -> None:
+    """Requirement G27: every start-up failure is one line naming the problem and a documented exit code,
+    and nothing is created or changed (the audit store is missing, or there but not migrated)."""
+    config = write_config(tmp_path)
+    missing = serve(config, mode)
+    assert missing.returncode == 3
+    assert f"no audit database at {tmp_path / 'audit.db'}" in one_error_line(missing)
+    assert not (tmp_path / "audit.db").exists()
+
+    with sqlite3.connect(tmp_path / "audit.db") as db:
+        db.execute("CREATE TABLE unrelated (x)")
+    not_migrated = serve(config, mode)
+    assert not_migrated.returncode == 3
+    assert "is not migrated" in one_error_line(not_migrated)
+
+    unreachable = write_config(tmp_path, audit={"url": "postgresql://postgres:s3cret-pw@127.0.0.1:1/x"})
+    done = serve(unreachable, mode)
+    assert done.returncode == 3
+    line = one_error_line(done)
+    assert "cannot reach the audit store at postgresql" in line
+    assert "postgres:***@127.0.0.1:1/x" in line
+    assert "s3cret-pw" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["transactions"], ["transactions", "show", "t-1"]])
+def test_reading_the_log_where_there_is_none_is_exit_3_and_creates_nothing(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """Requirement G27: every start-up failure is one line naming the problem and a documented exit code,
+    and nothing is created or changed (no audit database where the default settings look)."""
+    done = guard(*command, cwd=tmp_path)
+    assert done.returncode == 3
+    line = one_error_line(done)
+    assert f"no audit database at {tmp_path / 'guard-audit.db'}" in line
+    assert "guard db upgrade" in line
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_serve_on_a_port_in_use_is_one_line_and_exit_5(tmp_path: Path) -> None:
+    """Requirement G27: every start-up failure is one line naming the problem and a documented exit code,
+    and nothing is created or changed (the address is taken: the backend is not even prepared)."""
+    config = migrated(
+        write_config(
+            tmp_path,
+            backend={
+                "module": "guard.demo.backend",
+                "url": f"sqlite:///{tmp_path / 'shop.db'}",
+                "prepare": True,
+            },
+        )
+    )
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = guard("serve", "--config", str(config), "--port", str(port), timeout=60)
+    assert done.returncode == 5
+    assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(done)
+    assert not (tmp_path / "shop.db").exists()
+
+
+@pytest.fixture
+def serving(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int, Path]]:
+    port = free_port()
+    config = migrated(
+        write_config(
+            tmp_path,
+            server={"port": port},
+            backend={
+                "module": "guard.demo.backend",
+                "url": f"sqlite:///{tmp_path / 'shop.db'}",
+                "prepare": True,
+            },
+        )
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "guard", "serve", "--config", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_ready(process, port, lambda: process.communicate()[1])
+        yield process, port, config
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+
+
+async def test_serve_stops_the_runtime_on_sigterm_before_it_exits(
+    serving: tuple[subprocess.Popen[str], int, Path],
+) -> None:
+    """``guard serve`` starts and stops the runtime itself, around uvicorn: on SIGTERM it still stops
+    it (the open transaction is rolled back, and logged so) and exits 0, with no traceback."""
+    process, port, config = serving
+    async with Client(f"http://127.0.0.1:{port}/mcp/t/k-1") as client:
+        ticket = await client.call_tool("get_ticket", {"ticket_id": 20})
+    assert not ticket.is_error
+    process.send_signal(signal.SIGTERM)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    assert "Traceback" not in stderr
+    listed = json.loads(guard("transactions", "--config", str(config), "--json").stdout)
+    assert [(t["id"], t["status"]) for t in listed["transactions"]] == [("k-1", "rolled_back")]
