@@ -1,19 +1,35 @@
 """The audit log's records and its seam; :class:`MemoryAudit` is the in-memory implementation.
 
-The SQL implementation is :class:`guard.store.audit.SqlAudit`. Call records
-may be buffered and written in batches (``flush``); the transaction row is
-written when the transaction opens, so that a crash leaves a live row that
-the next start marks ``aborted``.
+The SQL implementation is :class:`guard.store.audit.SqlAudit`. What the log
+promises, and the order the manager writes in so that it holds after a crash:
+
+* the transaction row is written once its transaction has begun on the
+  backend (a failed begin leaves no row and does not use up the key);
+* a call is durable in the log before its reply leaves the guard
+  (:meth:`Audit.record_call` returns only then);
+* a commit attempt and its transaction's status are written together
+  (:meth:`Audit.record_commit`); an allowed attempt is written as
+  ``committing`` *before* the system of record commits, and settled
+  afterwards, so that recovery finds every decision to commit and can ask
+  the system of record whether it happened (:mod:`guard.recovery`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-__all__ = ["Audit", "CallEntry", "CommitEntry", "MemoryAudit", "TxnDetail", "TxnRecord"]
+__all__ = [
+    "UNSETTLED_STATUSES",
+    "Audit",
+    "CallEntry",
+    "CommitEntry",
+    "MemoryAudit",
+    "TxnDetail",
+    "TxnRecord",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +95,11 @@ class CallEntry:
 
 @dataclass(frozen=True, slots=True)
 class CommitEntry:
-    """One commit attempt; ``dispatch`` is what an ``mcp`` commit sent upstream, write by write."""
+    """One commit attempt; ``dispatch`` is what an ``mcp`` commit sent upstream, write by write.
+
+    ``status`` is ``committing`` from the decision to commit until the system
+    of record has answered; then the attempt's outcome.
+    """
 
     transaction_id: str
     attempt: int
@@ -124,21 +144,27 @@ class TxnDetail:
         }
 
 
+UNSETTLED_STATUSES = ("open", "pending_approval", "committing")
+"""Statuses of a transaction whose end the log does not know yet (recovery settles them)."""
+
+
 class Audit(Protocol):
-    async def open_transaction(self, record: TxnRecord) -> None: ...
+    async def open_transaction(self, record: TxnRecord) -> None:
+        """Write a new transaction's row; ``ValueError`` when its id is already in the log."""
+        ...
 
     async def update_transaction(self, record: TxnRecord) -> None: ...
 
-    def record_call(self, entry: CallEntry) -> None:
-        """Queue a call record; it is written by the next ``flush`` at the latest."""
+    async def record_call(self, entry: CallEntry) -> None:
+        """Write a call; it is durable when this returns."""
         ...
 
-    async def record_commit(self, entry: CommitEntry) -> None: ...
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
+        """Write (or rewrite) a commit attempt and its transaction's row in one database transaction."""
+        ...
 
-    async def flush(self) -> None: ...
-
-    async def abort_live(self, instance: str, reason: str, at: datetime) -> list[str]:
-        """Mark every live transaction of ``instance`` aborted; returns their ids."""
+    async def unsettled(self, instance: str) -> list[TxnRecord]:
+        """The transactions of ``instance`` whose end is not recorded (:data:`UNSETTLED_STATUSES`)."""
         ...
 
     async def status_of(self, transaction_id: str) -> str | None: ...
@@ -152,17 +178,13 @@ class Audit(Protocol):
     async def close(self) -> None: ...
 
 
-LIVE_STATUSES = ("open", "pending_approval")
-
-
 @dataclass
 class MemoryAudit:
     """An :class:`Audit` held in memory (tests, and runs that keep no log)."""
 
     transactions: dict[str, TxnRecord] = field(default_factory=dict)
     calls: list[CallEntry] = field(default_factory=list)
-    commits: list[CommitEntry] = field(default_factory=list)
-    pending: list[CallEntry] = field(default_factory=list)
+    commits: dict[tuple[str, int], CommitEntry] = field(default_factory=dict)
 
     async def open_transaction(self, record: TxnRecord) -> None:
         if record.id in self.transactions:
@@ -172,25 +194,17 @@ class MemoryAudit:
     async def update_transaction(self, record: TxnRecord) -> None:
         self.transactions[record.id] = record
 
-    def record_call(self, entry: CallEntry) -> None:
-        self.pending.append(entry)
+    async def record_call(self, entry: CallEntry) -> None:
+        self.calls.append(entry)
 
-    async def record_commit(self, entry: CommitEntry) -> None:
-        self.commits.append(entry)
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
+        self.commits[(entry.transaction_id, entry.attempt)] = entry
+        self.transactions[record.id] = record
 
-    async def flush(self) -> None:
-        self.calls.extend(self.pending)
-        self.pending.clear()
-
-    async def abort_live(self, instance: str, reason: str, at: datetime) -> list[str]:
-        ids = [
-            r.id for r in self.transactions.values() if r.instance == instance and r.status in LIVE_STATUSES
+    async def unsettled(self, instance: str) -> list[TxnRecord]:
+        return [
+            r for r in self.transactions.values() if r.instance == instance and r.status in UNSETTLED_STATUSES
         ]
-        for ident in ids:
-            self.transactions[ident] = replace(
-                self.transactions[ident], status="aborted", close_reason=reason, closed_at=at, updated_at=at
-            )
-        return ids
 
     async def status_of(self, transaction_id: str) -> str | None:
         record = self.transactions.get(transaction_id)
@@ -210,12 +224,12 @@ class MemoryAudit:
         record = self.transactions.get(transaction_id)
         if record is None:
             return None
-        await self.flush()
+        commits = sorted(
+            (c for (ident, _), c in self.commits.items() if ident == transaction_id), key=lambda c: c.attempt
+        )
         return TxnDetail(
-            record,
-            tuple(c for c in self.calls if c.transaction_id == transaction_id),
-            tuple(c for c in self.commits if c.transaction_id == transaction_id),
+            record, tuple(c for c in self.calls if c.transaction_id == transaction_id), tuple(commits)
         )
 
     async def close(self) -> None:
-        await self.flush()
+        return None

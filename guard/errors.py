@@ -13,9 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
+    "AuditError",
     "BackendError",
     "ConfigError",
     "GuardError",
+    "InstanceInUse",
     "InvalidArguments",
     "NotFound",
     "PermissionDenied",
@@ -25,6 +27,7 @@ __all__ = [
     "ToolError",
     "TransactionClosed",
     "TransactionError",
+    "TransactionLost",
 ]
 
 
@@ -89,3 +92,15 @@ class TransactionClosed(TransactionError):
 
 class BackendError(GuardError):
     """The backend (database or upstream server) failed in a way no retry cured."""
+
+
+class TransactionLost(TransactionError):
+    """The backend lost the transaction (its pinned connection died): its changes are gone."""
+
+
+class AuditError(GuardError):
+    """The audit log could not record something the guard must not do unrecorded."""
+
+
+class InstanceInUse(GuardError):
+    """Another live process holds this instance name (``server.instance``)."""

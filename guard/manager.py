@@ -7,6 +7,16 @@ at commit, and writes the audit log and the spans. DB work runs in a task the
 request cannot cancel (a statement cancelled half-way would invalidate the
 pinned connection and lose the whole transaction); the statement timeout
 bounds it instead. A reaper rolls back idle transactions.
+
+The audit log is written so that after any crash it says what happened
+(:mod:`guard.audit`): a transaction's row once its backend transaction has
+begun; each call before its reply; an allowed commit as ``committing``
+before the system of record commits, then its outcome. A call the log cannot
+record is not answered as done: its transaction is rolled back. A decision
+to commit the log cannot record is not carried out. An outcome the log
+cannot record now waits in a backlog the reaper retries
+(:mod:`guard.backlog`), and a crash in between is settled from the system of
+record at the next start (:mod:`guard.recovery`).
 """
 
 from __future__ import annotations
@@ -14,20 +24,31 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
+from datetime import datetime
 from typing import Any, TypeVar
 
-from opentelemetry.trace import Span
-
-from guard.audit import Audit, CallEntry, CommitEntry, TxnRecord
-from guard.backends.base import Backend, Session, UpstreamReport
+from guard.audit import Audit, CommitEntry, TxnRecord
+from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
-from guard.errors import GuardError, InvalidArguments, RequestRejected, ToolError, TransactionClosed
+from guard.errors import (
+    AuditError,
+    BackendError,
+    ConfigError,
+    GuardError,
+    InvalidArguments,
+    RequestRejected,
+    ToolError,
+    TransactionClosed,
+)
 from guard.gate import CommitGate, GateResult
+from guard.ledger import Ledger
+from guard.limits import argument_bytes, call_refusal, open_refusal
+from guard.live import KeyLocks, LiveTxn
 from guard.recovery import record_recovered
-from guard.replies import CommitReply, ToolReply, TxnKey, commit_message
+from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, lost_text
 from guard.retry import RetryPolicy, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -42,7 +63,7 @@ from guard.transactions import (
     idle_expired,
     require_open,
 )
-from judges import CallRecord, Finding, Severity, Verdict
+from judges import CallRecord, Finding, NamesTables, Severity, Verdict
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
 
@@ -50,28 +71,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-_FAILURE_TEXT = {
-    "transient": "the backend is temporarily unavailable",
-    "rate_limited": "the backend is rate limiting requests",
-    "timeout": "the backend did not answer in time",
-    "invalid_arguments": "the backend rejected the arguments",
-    "not_found": "the record was not found",
-    "precondition_failed": "the records are not in the state the change needs (another transaction may "
-    "have changed them since this one read them)",
-    "permission_denied": "the backend refused access",
-    "internal": "the tool failed with an internal error",
-}
-
-
-@dataclass(eq=False)
-class _Live:
-    state: TxnState
-    session: Session
-    span: Span
-    record: TxnRecord
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    trace: list[CallRecord] = field(default_factory=list)
-    attempts: int = 0
+_LOGGED_ARGUMENT_BYTES = 65_536
+"""A refused call's arguments larger than this are logged as their size only."""
 
 
 class TransactionManager:
@@ -99,9 +100,11 @@ class TransactionManager:
         self._sleep = sleep
         self._policy = RetryPolicy.from_settings(settings.retry)
         self._tools = {spec.name: spec for spec in backend.tools}
-        self._live: dict[str, _Live] = {}
+        self._live: dict[str, LiveTxn] = {}
         self._closed: OrderedDict[str, str] = OrderedDict()
-        self._opening: dict[str, asyncio.Lock] = {}
+        self._opening = KeyLocks()
+        self._reserved: Counter[str] = Counter()
+        self.ledger = Ledger(audit, backend, clock, settings.server.instance)
         self._reaper: asyncio.Task[None] | None = None
 
     @property
@@ -112,10 +115,27 @@ class TransactionManager:
     def rollback_tool(self) -> str | None:
         return self.settings.commit.rollback_tool_name
 
+    @property
+    def instance(self) -> str:
+        return self.settings.server.instance
+
     def _check_own_names(self) -> None:
         for own, setting in ((self.commit_tool, "tool_name"), (self.rollback_tool, "rollback_tool_name")):
             if own is not None and own in self._tools:
                 raise GuardError(f"the backend has a tool named {own!r}; set commit.{setting}")
+
+    def _check_tables(self) -> None:
+        """Refuse judges written for tables the backend does not have (they would never fire)."""
+        known = self.backend.tables
+        problems = []
+        for judge in self.gate.judges:
+            if isinstance(judge, NamesTables) and (unknown := sorted(judge.tables_named - known)):
+                problems.append(f"judge {judge.name} names {', '.join(map(repr, unknown))}")
+        if problems:
+            raise ConfigError(
+                f"{'; '.join(problems)}: the backend {self.backend.name} has no such table "
+                f"(it has {', '.join(sorted(known)) or 'none'})"
+            )
 
     def tool(self, name: str) -> ToolSpec:
         spec = self._tools.get(name)
@@ -132,26 +152,34 @@ class TransactionManager:
         """The tools by name: a new mapping whenever the backend's tools change (at its start)."""
         return self._tools
 
+    @property
+    def backlog(self) -> int:
+        """Audit writes waiting for the audit store (0 when the log is complete)."""
+        return len(self.ledger)
+
     # -- lifecycle -------------------------------------------------------------------------
 
     async def start(self) -> list[str]:
-        """Start the backend and the reaper; mark transactions a previous run left live as aborted."""
+        """Start the backend and the reaper; settle what a previous run left unsettled.
+
+        Returns the ids of the transactions that settling found aborted.
+        """
         self._check_own_names()
         await self.backend.start()
         self._tools = {spec.name: spec for spec in self.backend.tools}
         try:
             self._check_own_names()
-        except GuardError:
+            self._check_tables()
+            settled = await self.ledger.settle_previous()
+        except BaseException:
             await self.backend.close()
             raise
-        aborted = await self.audit.abort_live(
-            self.settings.server.instance,
-            "the guard stopped with the transaction open; the database discarded its changes",
-            self.clock.now(),
-        )
-        if aborted:
+        aborted = [r.id for r in settled if r.status == Status.ABORTED.value]
+        if settled:
             log.warning(
-                "marked %d transactions of a previous run aborted: %s", len(aborted), ", ".join(aborted)
+                "settled %d transactions of a previous run: %s",
+                len(settled),
+                ", ".join(f"{r.id} {r.status}" for r in settled),
             )
         await self._recover(restarted=True)
         self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
@@ -161,20 +189,31 @@ class TransactionManager:
         """Let the backend finish what interrupted transactions left outside the database; audit it."""
         try:
             reports = await self.backend.recover(restarted=restarted)
-            await record_recovered(self.audit, reports, self.clock, self.settings.server.instance)
+            await record_recovered(self.audit, reports, self.clock, self.instance)
         except Exception:
             log.exception("recovering interrupted transactions failed; the reaper tries again")
 
     async def stop(self) -> None:
+        """Roll back what is open and write what the log still lacks; never fails on a broken store."""
         if self._reaper is not None:
             self._reaper.cancel()
             await asyncio.gather(self._reaper, return_exceptions=True)
         for ident in list(self._live):
             live = self._live[ident]
-            async with live.lock:
-                await self._close(live, Status.ROLLED_BACK, "the guard shut down", via="shutdown")
-        await self.audit.close()
-        await self.backend.close()
+            try:
+                async with live.lock:
+                    if live.state.live:
+                        await self._close(live, Status.ROLLED_BACK, "the guard shut down", via="shutdown")
+            except Exception:
+                log.exception("closing transaction %s at shutdown failed", ident)
+        await self.ledger.tidy()
+        if self.ledger:
+            log.error("%d audit write(s) could not be made before shutdown", len(self.ledger))
+        for closing in (self.audit.close, self.backend.close):
+            try:
+                await closing()
+            except Exception:
+                log.exception("shutting down %s failed", getattr(closing, "__qualname__", closing))
         self.gate.close()
 
     async def _reap_forever(self) -> None:
@@ -186,7 +225,7 @@ class TransactionManager:
                 log.exception("the idle reaper failed; it will try again")
 
     async def reap(self) -> list[str]:
-        """Roll back every idle transaction nobody is using now; flush the audit queue."""
+        """Roll back every idle transaction nobody is using now; finish what the audit log lacks."""
         now = self.clock.monotonic()
         reaped = []
         for live in list(self._live.values()):
@@ -200,8 +239,8 @@ class TransactionManager:
                         what = "approval" if live.state.status is Status.PENDING_APPROVAL else "idle"
                         await self._close(live, Status.ROLLED_BACK, f"{what} timeout", via="reaper")
                         reaped.append(live.state.id)
+        await self.ledger.tidy()
         await self._recover(restarted=False)
-        await self.audit.flush()
         return reaped
 
     # -- transactions ----------------------------------------------------------------------
@@ -214,61 +253,89 @@ class TransactionManager:
     def live_transactions(self) -> list[TxnState]:
         return [live.state for live in self._live.values()]
 
-    async def _get(self, key: TxnKey, *, open_new: bool) -> _Live:
+    async def _get(self, key: TxnKey, *, open_new: bool) -> LiveTxn:
         live = self._live.get(key.id)
         if live is None:
-            lock = self._opening.setdefault(key.id, asyncio.Lock())
-            async with lock:
-                live = self._live.get(key.id)
-                if live is None:
-                    if not open_new:
-                        raise TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
-                    live = await self._open(key)
-            self._opening.pop(key.id, None)
+            live = await asyncio.shield(asyncio.create_task(self._get_or_open(key, open_new)))
         if live.state.principal != key.principal:
             raise RequestRejected(f"transaction {key.id} belongs to another agent", transaction_id=key.id)
         return live
 
-    async def _open(self, key: TxnKey) -> _Live:
+    async def _get_or_open(self, key: TxnKey, open_new: bool) -> LiveTxn:
+        async with self._opening.hold(key.id):
+            live = self._live.get(key.id)
+            if live is not None:
+                return live
+            if not open_new:
+                raise TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
+            return await self._open(key)
+
+    async def _open(self, key: TxnKey) -> LiveTxn:
         status = self._closed.get(key.id) or await self.audit.status_of(key.id)
         if status is not None:
             raise TransactionClosed(
                 f"transaction {key.id} is {status}; use a new transaction key", transaction_id=key.id
             )
-        if len(self._live) >= self.settings.backend.max_open_transactions:
-            raise RequestRejected(
-                f"{len(self._live)} transactions are open, the limit is "
-                f"{self.settings.backend.max_open_transactions}; commit or roll back one first",
+        by_principal = self._reserved[key.principal] + sum(
+            live.state.principal == key.principal for live in self._live.values()
+        )
+        refusal = open_refusal(
+            key.principal,
+            len(self._live) + self._reserved.total(),
+            by_principal,
+            self.settings.limits,
+            self.settings.backend.max_open_transactions,
+        )
+        if refusal is not None:
+            raise RequestRejected(refusal, transaction_id=key.id)
+        self._reserved[key.principal] += 1
+        try:
+            return await self._begin(key)
+        finally:
+            self._reserved[key.principal] -= 1
+            if self._reserved[key.principal] <= 0:
+                del self._reserved[key.principal]
+
+    async def _begin(self, key: TxnKey) -> LiveTxn:
+        """Begin on the backend, then record the transaction (a failed begin leaves the key unused)."""
+        try:
+            session = await self.backend.begin(key.id)
+        except Exception as exc:
+            log.warning("could not begin transaction %s: %r", key.id, exc)
+            raise BackendError(
+                f"could not open transaction {key.id}: the backend is unavailable ({type(exc).__name__}); "
+                "nothing was recorded, try again with the same key",
                 transaction_id=key.id,
-            )
+            ) from exc
         now = self.clock.now()
         record = TxnRecord(
             id=key.id,
             principal=key.principal,
-            instance=self.settings.server.instance,
+            instance=self.instance,
             backend=self.backend.name,
             status=Status.OPEN.value,
             opened_at=now,
             updated_at=now,
         )
-        await self.audit.open_transaction(record)
         try:
-            session = await self.backend.begin(key.id)
+            await self.audit.open_transaction(record)
         except Exception as exc:
-            await self.audit.update_transaction(
-                replace(
-                    record, status=Status.ABORTED.value, close_reason=f"could not begin: {exc}", closed_at=now
-                )
-            )
-            raise GuardError(f"could not open transaction {key.id}: the backend is unavailable") from exc
+            await _quietly(session.rollback())
+            log.error("could not record the new transaction %s: %r", key.id, exc)
+            raise AuditError(
+                f"could not open transaction {key.id}: the audit log is unavailable; nothing was changed",
+                transaction_id=key.id,
+            ) from exc
         mono = self.clock.monotonic()
         state = TxnState(key.id, key.principal, Status.OPEN, mono, mono)
-        live = _Live(state, session, self.telemetry.open_transaction(key.id, key.principal, key.meta), record)
+        live = LiveTxn(
+            state, session, self.telemetry.open_transaction(key.id, key.principal, key.meta), record
+        )
         self._live[key.id] = live
         log.info("opened transaction %s for %s", key.id, key.principal)
         return live
 
-    async def _shielded(self, live: _Live, work: Callable[[], Awaitable[T]]) -> T:
+    async def _shielded(self, live: LiveTxn, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` holding the transaction's lock, in a task the caller's cancellation cannot reach."""
 
         async def locked() -> T:
@@ -289,34 +356,41 @@ class TransactionManager:
             live = self._live.get(key.id)
             if live is not None and live.state.principal == key.principal and live.state.live:
                 refused = live
-                await self._shielded(refused, lambda: self._record_refusal(refused, spec, arguments, refusal))
+                return await self._shielded(refused, lambda: self._refuse(refused, spec, arguments, refusal))
             return ToolReply(self.backend.error_text(tool, refusal), None, True, refusal.error_class, key.id)
         live = await self._get(key, open_new=True)
         return await self._shielded(live, lambda: self._run_call(live, spec, arguments))
 
-    async def _record_refusal(
-        self, live: _Live, spec: ToolSpec, arguments: dict[str, Any], error: ToolError
-    ) -> None:
-        live.trace.append(
-            CallRecord(spec.name, arguments, spec.write, False, error.error_class, error.message)
-        )
-        self.audit.record_call(
-            CallEntry(
-                live.state.id,
-                len(live.trace),
-                spec.name,
-                arguments,
-                spec.write,
-                "error",
-                error.error_class,
-                error.message,
-                0,
-                0.0,
-                self.clock.now(),
+    async def _refuse(
+        self,
+        live: LiveTxn,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        error: ToolError,
+        *,
+        traced: bool = True,
+    ) -> ToolReply:
+        """Record a call refused before it ran (it changed nothing) and answer it."""
+        if traced:
+            live.trace.append(
+                CallRecord(spec.name, arguments, spec.write, False, error.error_class, error.message)
             )
+        reply = ToolReply(
+            self.backend.error_text(spec.name, error), None, True, error.error_class, live.state.id
         )
+        return await self._recorded(live, spec, arguments, reply, error.message, started_at=self.clock.now())
 
-    async def _run_call(self, live: _Live, spec: ToolSpec, arguments: dict[str, Any]) -> ToolReply:
+    async def _run_call(self, live: LiveTxn, spec: ToolSpec, arguments: dict[str, Any]) -> ToolReply:
+        require_open(live.state)
+        size = argument_bytes(arguments)
+        refusal = call_refusal(
+            live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
+        )
+        if refusal is not None:
+            logged = arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
+            error = ToolError(refusal, error_class="precondition_failed")
+            return await self._refuse(live, spec, logged, error, traced=False)
+        live.argument_bytes += size
         live.state = after_call(live.state, self.clock.monotonic())
         started_at = self.clock.now()
         started = time.perf_counter()
@@ -328,60 +402,87 @@ class TransactionManager:
                 retryable=lambda error_class: self._retryable(error_class, spec.repeat_safe, spec.idempotent),
                 sleep=self._sleep,
             )
-            outcome = retried.outcome
-            if outcome is not None and outcome.ok:
-                reply = ToolReply(outcome.text(spec.name), outcome.structured, False, None, live.state.id)
-                error_class, error_message = None, None
-            elif outcome is not None:
-                assert outcome.error is not None
-                error_class, error_message = outcome.error.error_class, outcome.error.message
-                reply = ToolReply(
-                    self.backend.error_text(spec.name, outcome.error), None, True, error_class, live.state.id
-                )
-            else:
-                assert retried.exception is not None
-                error_class = retried.error_classes[-1] if retried.error_classes else "internal"
+            reply, error_message = call_reply(spec, retried, self.backend.error_text, live.state.id)
+            if retried.exception is not None:
                 log.warning(
                     "call %s in %s failed (%s) after %d retries: %r",
                     spec.name,
                     live.state.id,
-                    error_class,
+                    reply.error_class,
                     retried.retries,
                     retried.exception,
                 )
-                error_message = (
-                    f"{spec.name} failed: {_FAILURE_TEXT.get(error_class, 'the tool failed')} "
-                    f"({error_class}, {retried.retries + 1} attempts); nothing was changed"
-                )
-                reply = ToolReply(
-                    self.backend.error_text(spec.name, ToolError(error_message, error_class=error_class)),
-                    None,
-                    True,
-                    error_class,
-                    live.state.id,
-                )
             self.telemetry.end_call(
-                span, ok=not reply.is_error, error_class=error_class, retries=retried.retries
+                span, ok=not reply.is_error, error_class=reply.error_class, retries=retried.retries
             )
         latency_ms = (time.perf_counter() - started) * 1000
-        live.trace.append(
-            CallRecord(spec.name, arguments, spec.write, not reply.is_error, error_class, error_message)
-        )
-        self.audit.record_call(
-            CallEntry(
-                live.state.id,
-                len(live.trace),
-                spec.name,
-                arguments,
-                spec.write,
-                "error" if reply.is_error else "ok",
-                error_class,
-                error_message,
-                retried.retries,
-                latency_ms,
-                started_at,
+        lost = live.session.lost() if reply.is_error else None
+        if lost is not None:
+            error_message = lost_text(live.state.id, lost)
+            reply = replace(
+                reply, text=self.backend.error_text(spec.name, ToolError(error_message)), ended=True
             )
+        live.trace.append(
+            CallRecord(spec.name, arguments, spec.write, not reply.is_error, reply.error_class, error_message)
         )
+        reply = await self._recorded(
+            live,
+            spec,
+            arguments,
+            reply,
+            error_message,
+            started_at=started_at,
+            retries=retried.retries,
+            latency_ms=latency_ms,
+        )
+        if lost is not None and live.state.live:
+            await self._if_lost(live, "backend")
+        return reply
+
+    async def _recorded(
+        self,
+        live: LiveTxn,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        reply: ToolReply,
+        error_message: str | None,
+        *,
+        started_at: datetime,
+        retries: int = 0,
+        latency_ms: float = 0.0,
+    ) -> ToolReply:
+        """``reply`` once the call is in the audit log; if it cannot be, the transaction is rolled back."""
+        seq = live.next_seq()
+        try:
+            await self.ledger.call(
+                live.state.id,
+                seq,
+                spec,
+                arguments,
+                reply.error_class,
+                error_message,
+                ok=not reply.is_error,
+                started_at=started_at,
+                retries=retries,
+                latency_ms=latency_ms,
+            )
+        except Exception as exc:
+            log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
+            reason = (
+                f"the audit log could not record call {seq} ({type(exc).__name__}); rolled back so "
+                "that nothing unrecorded is committed"
+            )
+            if live.state.live:
+                await self._close(live, Status.ABORTED, reason, via="audit")
+            message = (
+                f"{spec.name}: the guard could not record this call in its audit log, so it rolled back "
+                f"transaction {live.state.id}: nothing was changed. Start a new transaction and do the work "
+                "again."
+            )
+            error = ToolError(message, error_class="transient")
+            return ToolReply(
+                self.backend.error_text(spec.name, error), None, True, "transient", live.state.id, True
+            )
         return reply
 
     # -- commit, rollback, review ----------------------------------------------------------
@@ -397,78 +498,145 @@ class TransactionManager:
             raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
         return await self._shielded(live, lambda: self._commit(live, summary, via))
 
-    async def _commit(self, live: _Live, summary: str, via: str) -> CommitReply:
+    async def _commit(self, live: LiveTxn, summary: str, via: str) -> CommitReply:
         if live.state.status is Status.PENDING_APPROVAL:
             return self._reply(live, "pending_approval", [], [], "the transaction is waiting for a reviewer")
         require_open(live.state)
-        live.attempts += 1
+        if (lost_reply := await self._if_lost(live, via)) is not None:
+            return lost_reply
+        attempt = live.attempts + 1
         started = time.perf_counter()
-        with self.telemetry.commit_span(live.span, live.state.id, live.attempts, via) as span:
-            try:
-                effects = await live.session.effects()
-                result = await self.gate.evaluate(
-                    live.state.id, effects, live.trace, summary, live.session.reader, now=self.clock.now()
-                )
-            except Exception as exc:
-                log.exception("the commit gate of %s failed", live.state.id)
-                finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {type(exc).__name__}")
-                result = GateResult(Verdict.of([finding]), (), 0.0)
+        with self.telemetry.commit_span(live.span, live.state.id, attempt, via) as span:
+            result = await self._judge(live, summary)
+            if (lost_reply := await self._if_lost(live, via)) is not None:
+                return lost_reply
             verdict = result.verdict
-            effect_dicts = [e.to_dict() for e in result.effects]
-            finding_dicts = [f.to_dict() for f in verdict.findings]
             state = after_commit(
                 live.state, verdict.decision, self.clock.monotonic(), self.settings.commit.max_blocked
             )
+            entry = CommitEntry(
+                live.state.id,
+                attempt,
+                via,
+                verdict.decision.value,
+                state.status.value,
+                [f.to_dict() for f in verdict.findings],
+                [e.to_dict() for e in result.effects],
+                summary,
+                self.clock.now(),
+                0.0,
+            )
             message = commit_message(state, verdict.decision, verdict.findings, len(result.effects))
-            report: UpstreamReport | None = None
             if state.status is Status.COMMITTED:
-                state, message, report = await self._apply(live, state, message)
-            elif state.status is Status.ROLLED_BACK:
-                state = _undone(state, await _quietly(live.session.rollback()))
-            live.state = state
-            status = state.status.value if state.status is not Status.OPEN else "blocked"
+                reply = await self._carry_out(live, state, entry, message, started)
+            else:
+                reply = await self._decline(live, state, entry, message, started)
             self.telemetry.end_commit(
                 span,
                 decision=verdict.decision.value,
-                status=status,
+                status=reply.status,
                 findings=verdict.findings,
                 effects=len(result.effects),
             )
-        await self.audit.record_commit(
-            CommitEntry(
-                live.state.id,
-                live.attempts,
-                via,
-                verdict.decision.value,
-                status,
-                finding_dicts,
-                effect_dicts,
-                summary,
-                self.clock.now(),
-                (time.perf_counter() - started) * 1000,
-                None if report is None else list(report.writes),
+        return reply
+
+    async def _if_lost(self, live: LiveTxn, via: str) -> CommitReply | None:
+        """When the backend has lost the transaction: abort it, and the reply that says so."""
+        lost = live.session.lost()
+        if lost is None:
+            return None
+        await self._close(live, Status.ABORTED, f"lost: {lost}; the database discarded its changes", via=via)
+        return self._reply(live, "aborted", [], [], lost_text(live.state.id, lost))
+
+    async def _judge(self, live: LiveTxn, summary: str) -> GateResult:
+        try:
+            effects = await live.session.effects()
+            return await self.gate.evaluate(
+                live.state.id, effects, live.trace, summary, live.session.reader, now=self.clock.now()
             )
-        )
-        live.record = replace(live.record, summary=summary, blocked_attempts=state.blocked)
+        except Exception as exc:
+            log.exception("the commit gate of %s failed", live.state.id)
+            finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {type(exc).__name__}")
+            return GateResult(Verdict.of([finding]), (), 0.0)
+
+    async def _decline(
+        self, live: LiveTxn, state: TxnState, entry: CommitEntry, message: str, started: float
+    ) -> CommitReply:
+        """A blocked or escalated attempt: nothing is committed; the attempt is logged."""
+        live.attempts = entry.attempt
+        if state.status is Status.ROLLED_BACK:
+            state = _undone(state, await _quietly(live.session.rollback()))
+        live.state = state
+        status = "blocked" if state.status is Status.OPEN else state.status.value
+        entry = replace(entry, status=status, duration_ms=(time.perf_counter() - started) * 1000)
+        if state.status is Status.PENDING_APPROVAL:
+            live.escalated = entry
         if not state.live:
-            await self._finish(live, state.close_reason)
+            await self._finish(live, state.close_reason, commit=entry)
         else:
             live.record = replace(
-                live.record, status=state.status.value, updated_at=self.clock.now(), calls=state.calls
+                live.record,
+                status=state.status.value,
+                summary=entry.summary,
+                blocked_attempts=state.blocked,
+                calls=state.calls,
+                updated_at=self.clock.now(),
             )
-            await self.audit.update_transaction(live.record)
-        return self._reply(live, status, effect_dicts, finding_dicts, message, report)
+            await self.ledger.attempt(entry, live.record)
+        return self._reply(live, status, entry.effects, entry.findings, message)
+
+    async def _carry_out(
+        self, live: LiveTxn, state: TxnState, entry: CommitEntry, message: str, started: float
+    ) -> CommitReply:
+        """Record the decision to commit, commit, record the outcome; unrecorded, nothing is committed."""
+        intent = replace(
+            live.record,
+            status=Status.COMMITTING.value,
+            summary=entry.summary,
+            calls=live.state.calls,
+            blocked_attempts=live.state.blocked,
+            updated_at=self.clock.now(),
+        )
+        try:
+            await self.ledger.decision(replace(entry, status=Status.COMMITTING.value), intent)
+        except Exception as exc:
+            log.error("could not record the decision to commit %s: %r", live.state.id, exc)
+            finding = Finding(
+                "guard",
+                Severity.BLOCK,
+                f"the guard could not record its decision to commit in its audit log ({type(exc).__name__}); "
+                "nothing was committed and the transaction is still open",
+                hint=f"call {self.commit_tool} again",
+            )
+            text = f"blocked, nothing was committed: {finding.message} (hint: {finding.hint})"
+            return self._reply(live, "blocked", entry.effects, [finding.to_dict()], text)
+        live.attempts = entry.attempt
+        live.record = intent
+        state, message, report = await self._apply(live, state, message)
+        live.state = state
+        outcome = replace(
+            entry,
+            status=state.status.value,
+            duration_ms=(time.perf_counter() - started) * 1000,
+            dispatch=None if report is None else list(report.writes),
+        )
+        await self._finish(live, state.close_reason, commit=outcome)
+        status = "unknown" if state.status is Status.COMMITTING else state.status.value
+        return self._reply(live, status, entry.effects, entry.findings, message, report)
 
     async def _apply(
-        self, live: _Live, state: TxnState, message: str
+        self, live: LiveTxn, state: TxnState, message: str
     ) -> tuple[TxnState, str, UpstreamReport | None]:
-        """Commit the session; a commit the backend could apply only in part ends ``partial``."""
+        """Commit the session; a commit the backend could apply only in part ends ``partial``.
+
+        When COMMIT fails, the system of record is asked whether it applied the
+        commit; when it cannot answer, the state is ``committing`` (unknown).
+        """
         try:
             report = await live.session.commit()
         except Exception as exc:
             log.exception("COMMIT of %s failed", live.state.id)
-            state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
-            return state, "the database refused the commit; the transaction was rolled back", None
+            return await self._after_failed_commit(live, state, message, exc)
         if report is None:
             return state, message, None
         if report.complete:
@@ -476,9 +644,39 @@ class TransactionManager:
         state = replace(state, status=Status.PARTIAL, close_reason=report.message)
         return state, f"the commit was allowed, but not all of it was applied: {report.message}", report
 
+    async def _after_failed_commit(
+        self, live: LiveTxn, state: TxnState, message: str, exc: Exception
+    ) -> tuple[TxnState, str, UpstreamReport | None]:
+        ident = live.state.id
+        try:
+            applied: bool | None = ident in await self.backend.committed([ident])
+        except Exception:
+            log.exception("could not ask whether the commit of %s was applied", ident)
+            applied = None
+        if applied:
+            return (
+                state,
+                f"{message} (COMMIT reported {type(exc).__name__}, but the commit was applied)",
+                None,
+            )
+        if applied is False:
+            state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
+            return (
+                state,
+                "the database refused the commit; nothing was committed and it was rolled back",
+                None,
+            )
+        reason = f"COMMIT failed ({type(exc).__name__}) and whether it was applied is not known yet"
+        state = replace(state, status=Status.COMMITTING, close_reason=reason)
+        text = (
+            f"the outcome of the commit is unknown: {reason}. The guard records it once the system of record "
+            f"answers; do not redo the work until `guard transactions show {ident}` says it was not applied"
+        )
+        return state, text, None
+
     def _reply(
         self,
-        live: _Live,
+        live: LiveTxn,
         status: str,
         effects: list[dict[str, Any]],
         findings: list[dict[str, Any]],
@@ -499,44 +697,73 @@ class TransactionManager:
             raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
         return await self._shielded(live, lambda: self._rollback(live, reason, via))
 
-    async def _rollback(self, live: _Live, reason: str, via: str) -> CommitReply:
+    async def _rollback(self, live: LiveTxn, reason: str, via: str) -> CommitReply:
         if not live.state.live:
             raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
         await self._close(live, Status.ROLLED_BACK, reason, via=via)
         return self._reply(live, "rolled_back", [], [], f"rolled back: {live.state.close_reason}")
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
+        """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""
         live = self._live.get(transaction_id)
         if live is None:
             raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        return await self._shielded(live, lambda: self._review(live, approve, reviewer))
 
-        async def work() -> CommitReply:
-            state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
-            report: UpstreamReport | None = None
-            if approve:
-                state, _, report = await self._apply(live, state, "")
-            else:
-                state = _undone(state, await _quietly(live.session.rollback()))
-            live.state = state
-            await self._finish(live, state.close_reason)
-            message = state.close_reason or state.status.value
-            return self._reply(live, state.status.value, [], [], message, report)
+    async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
+        started = time.perf_counter()
+        state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
+        escalated = live.escalated
+        rejected = [] if approve else [Finding("review", Severity.BLOCK, f"rejected by {reviewer}").to_dict()]
+        entry = CommitEntry(
+            live.state.id,
+            live.attempts + 1,
+            "review",
+            "allow" if approve else "block",
+            state.status.value,
+            rejected,
+            [] if escalated is None else escalated.effects,
+            live.record.summary if escalated is None else escalated.summary,
+            self.clock.now(),
+            0.0,
+        )
+        if approve:
+            reply = await self._carry_out(live, state, entry, state.close_reason or "approved", started)
+            if reply.status == "blocked":
+                raise AuditError(
+                    f"could not record the approval of {live.state.id} in the audit log; nothing was "
+                    "committed and it still waits for review: try again",
+                    transaction_id=live.state.id,
+                )
+            return reply
+        state = _undone(state, await _quietly(live.session.rollback()))
+        live.state = state
+        live.attempts = entry.attempt
+        await self._finish(live, state.close_reason, commit=replace(entry, status=state.status.value))
+        return self._reply(live, state.status.value, [], rejected, state.close_reason or "rejected")
 
-        return await self._shielded(live, work)
-
-    async def _close(self, live: _Live, status: Status, reason: str, *, via: str) -> None:
+    async def _close(self, live: LiveTxn, status: Status, reason: str, *, via: str) -> None:
         live.state = closed(live.state, status, reason, self.clock.monotonic())
         live.state = _undone(live.state, await _quietly(live.session.rollback()))
         log.info("transaction %s %s (%s, via %s)", live.state.id, status.value, reason, via)
         await self._finish(live, live.state.close_reason)
 
-    async def _finish(self, live: _Live, reason: str | None) -> None:
+    async def _finish(self, live: LiveTxn, reason: str | None, *, commit: CommitEntry | None = None) -> None:
+        """The transaction has ended: free its slot, then record its end (never raises).
+
+        An outcome the system of record has not told (``committing``) is left
+        to the ledger; a commit mark is dropped once the log has the outcome.
+        """
         now = self.clock.now()
         state = live.state
         self._live.pop(state.id, None)
         self._closed[state.id] = state.status.value
         while len(self._closed) > 10_000:
             self._closed.popitem(last=False)
+        self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
+        if state.status is Status.COMMITTING:
+            self.ledger.unsure(state.id)
+            return
         live.record = replace(
             live.record,
             status=state.status.value,
@@ -546,9 +773,8 @@ class TransactionManager:
             calls=state.calls,
             blocked_attempts=state.blocked,
         )
-        await self.audit.flush()
-        await self.audit.update_transaction(live.record)
-        self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
+        marked = commit is not None and state.status in (Status.COMMITTED, Status.PARTIAL)
+        await self.ledger.end(live.record, commit, marked=marked)
 
 
 async def _quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | None:

@@ -1,25 +1,107 @@
-"""Writing down, in the audit log, what recovery finished for transactions a crash interrupted.
+"""After a crash: settling what the audit log left unsettled, and recording what backends finished.
 
-The backend does the work (:meth:`guard.backends.base.Backend.recover`); this
-module records it: a finished commit becomes a commit attempt ``via
-recovery`` with what it dispatched, and its transaction ends ``committed`` or
-``partial``; a rollback of a transaction the crash left open adds what it
-undid (or could not) to the transaction's close reason.
+Settling (:func:`settle_interrupted`): a transaction the log shows ``open`` or
+``pending_approval`` never reached its commit, so the database discarded it
+(``aborted``). One it shows ``committing`` had its commit decided and
+recorded; whether the system of record applied it is asked of the backend
+(:meth:`guard.backends.base.Backend.committed`, which looks at the commit
+marks or the sealed outbox), and the transaction and its decided attempt end
+``committed`` or ``aborted`` accordingly. The decision itself, its findings
+and effects, stays in the log either way. :func:`settle` is the pure rule.
+
+Recording (:func:`record_recovered`): the backend does what interrupted
+transactions left outside the database (:meth:`~guard.backends.base.Backend.recover`);
+a finished commit becomes a commit attempt ``via recovery`` with what it
+dispatched, and its transaction ends ``committed`` or ``partial``; a rollback
+of a transaction the crash left open adds what it undid (or could not) to the
+transaction's close reason.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import replace
+from datetime import datetime
 
-from guard.audit import Audit, CommitEntry
-from guard.backends.base import UpstreamReport
+from guard.audit import Audit, CommitEntry, TxnRecord
+from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
 
-__all__ = ["record_recovered"]
+__all__ = ["record_recovered", "settle", "settle_interrupted"]
 
 log = logging.getLogger(__name__)
+
+COMMITTING = "committing"
+_OPEN_REASON = "the guard stopped with the transaction open; the database discarded its changes"
+_APPLIED_REASON = (
+    "committed: the guard stopped before recording the outcome; the system of record has the commit"
+)
+_NOT_APPLIED_REASON = (
+    "aborted: the guard stopped after deciding to commit and before the system of record committed; "
+    "nothing was applied"
+)
+
+
+def settle(
+    record: TxnRecord, intent: CommitEntry | None, applied: bool, at: datetime
+) -> tuple[TxnRecord, CommitEntry | None]:
+    """How an unsettled transaction ends, given whether the system of record applied its commit.
+
+    ``intent`` is its ``committing`` attempt, if any; ``applied`` is only
+    meaningful for a ``committing`` transaction. A decided commit of no
+    effects is complete whatever the system of record says: nothing was
+    to be applied.
+    """
+    if record.status != COMMITTING:
+        ended = replace(record, status="aborted", close_reason=_OPEN_REASON, closed_at=at, updated_at=at)
+        return ended, None
+    applied = applied or (intent is not None and not intent.effects)
+    status, reason = ("committed", _APPLIED_REASON) if applied else ("aborted", _NOT_APPLIED_REASON)
+    ended = replace(record, status=status, close_reason=reason, closed_at=at, updated_at=at)
+    return ended, None if intent is None else replace(intent, status=status)
+
+
+async def settle_interrupted(
+    audit: Audit,
+    backend: Backend,
+    instance: str,
+    at: datetime,
+    *,
+    only: Collection[str] | None = None,
+    skip: Collection[str] = (),
+) -> list[TxnRecord]:
+    """Settle this instance's unsettled transactions (``only`` these, none of ``skip``); returns them.
+
+    The commit marks of the ones found applied are forgotten once the log says so.
+    """
+    records = [
+        r for r in await audit.unsettled(instance) if r.id not in skip and (only is None or r.id in only)
+    ]
+    if not records:
+        return []
+    committing = [r.id for r in records if r.status == COMMITTING]
+    applied = await backend.committed(committing) if committing else set()
+    settled = []
+    for record in records:
+        intent = await _intent(audit, record) if record.status == COMMITTING else None
+        ended, attempt = settle(record, intent, record.id in applied, at)
+        if attempt is None:
+            await audit.update_transaction(ended)
+        else:
+            await audit.record_commit(attempt, ended)
+        settled.append(ended)
+        log.warning("settled interrupted transaction %s: %s", ended.id, ended.close_reason)
+    await backend.forget(sorted(applied))
+    return settled
+
+
+async def _intent(audit: Audit, record: TxnRecord) -> CommitEntry | None:
+    detail = await audit.get_transaction(record.id)
+    if detail is None:
+        return None
+    decided = [c for c in detail.commits if c.status == COMMITTING]
+    return decided[-1] if decided else None
 
 
 async def record_recovered(
@@ -36,26 +118,24 @@ async def record_recovered(
         record = detail.transaction
         if report.action == "commit":
             status = "committed" if report.complete else "partial"
-            await audit.record_commit(
-                CommitEntry(
-                    report.transaction_id,
-                    len(detail.commits) + 1,
-                    "recovery",
-                    "allow",
-                    status,
-                    [],
-                    [],
-                    record.summary,
-                    now,
-                    0.0,
-                    list(report.writes),
-                )
-            )
             reason = f"commit finished by {instance} after an interruption: {report.message}"
+            ended = replace(record, status=status, close_reason=reason, closed_at=now, updated_at=now)
+            entry = CommitEntry(
+                report.transaction_id,
+                len(detail.commits) + 1,
+                "recovery",
+                "allow",
+                status,
+                [],
+                [],
+                record.summary,
+                now,
+                0.0,
+                list(report.writes),
+            )
+            await audit.record_commit(entry, ended)
         else:
-            status = record.status
             reason = f"{record.close_reason or record.status}; {report.message}"
-        await audit.update_transaction(
-            replace(record, status=status, close_reason=reason, closed_at=now, updated_at=now)
-        )
+            ended = replace(record, close_reason=reason, closed_at=now, updated_at=now)
+            await audit.update_transaction(ended)
         log.warning("transaction %s: %s", report.transaction_id, reason)

@@ -6,10 +6,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from guard.errors import ToolError
+from guard.retry import Retried
+from guard.tools import ErrorText, ToolSpec
 from guard.transactions import Status, TxnState
 from judges import Decision, Finding
 
-__all__ = ["CommitReply", "ToolReply", "TxnKey", "commit_message"]
+__all__ = ["CommitReply", "ToolReply", "TxnKey", "call_reply", "commit_message", "lost_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,11 +26,14 @@ class TxnKey:
 
 @dataclass(frozen=True, slots=True)
 class ToolReply:
+    """A call's answer; ``ended`` when the call ended its transaction (it was lost or aborted)."""
+
     text: str
     structured: dict[str, Any] | None
     is_error: bool
     error_class: str | None = None
     transaction_id: str | None = None
+    ended: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,7 +63,7 @@ class CommitReply:
 
     @property
     def terminal(self) -> bool:
-        return self.status in ("committed", "rolled_back", "partial")
+        return self.status in ("committed", "rolled_back", "partial", "aborted", "unknown")
 
 
 def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding, ...], effects: int) -> str:
@@ -73,3 +79,48 @@ def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding,
     if state.status is Status.ROLLED_BACK:
         return f"blocked again and rolled back ({state.close_reason}): {reasons}"
     return f"blocked, nothing was committed: {reasons}"
+
+
+FAILURE_TEXT = {
+    "transient": "the backend is temporarily unavailable",
+    "rate_limited": "the backend is rate limiting requests",
+    "timeout": "the backend did not answer in time",
+    "invalid_arguments": "the backend rejected the arguments",
+    "not_found": "the record was not found",
+    "precondition_failed": "the records are not in the state the change needs (another transaction may "
+    "have changed them since this one read them)",
+    "permission_denied": "the backend refused access",
+    "internal": "the tool failed with an internal error",
+    "conflict": "another open transaction holds the records",
+}
+"""What a call that failed for good says it met, by error class."""
+
+
+def call_reply(
+    spec: ToolSpec, retried: Retried, error_text: ErrorText, transaction_id: str
+) -> tuple[ToolReply, str | None]:
+    """The agent's reply to a call that ran, and the error text the trace and the log keep."""
+    outcome = retried.outcome
+    if outcome is not None and outcome.ok:
+        return ToolReply(outcome.text(spec.name), outcome.structured, False, None, transaction_id), None
+    if outcome is not None:
+        assert outcome.error is not None
+        error = outcome.error
+        reply = ToolReply(error_text(spec.name, error), None, True, error.error_class, transaction_id)
+        return reply, error.message
+    error_class = retried.error_classes[-1] if retried.error_classes else "internal"
+    message = (
+        f"{spec.name} failed: {FAILURE_TEXT.get(error_class, 'the tool failed')} "
+        f"({error_class}, {retried.retries + 1} attempts); nothing was changed"
+    )
+    error = ToolError(message, error_class=error_class)
+    return ToolReply(error_text(spec.name, error), None, True, error_class, transaction_id), message
+
+
+def lost_text(transaction_id: str, reason: str) -> str:
+    """What the agent reads when the backend lost its transaction."""
+    return (
+        f"transaction {transaction_id} is lost: {reason}. The database discarded all of its changes, "
+        "earlier calls included; nothing was committed. Start a new transaction (a new key) and do the "
+        "work again."
+    )

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from opentelemetry.sdk.trace import TracerProvider
-from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.audit import Audit
@@ -20,13 +21,15 @@ from guard.backends.sql import SqlBackend
 from guard.backends.upstream import Upstream
 from guard.clock import Clock, SystemClock
 from guard.edge.upstream import connect_upstream
-from guard.errors import ConfigError
+from guard.errors import BackendError, ConfigError
 from guard.gate import CommitGate
+from guard.instance import InstanceLease, NoLease
 from guard.manager import TransactionManager
 from guard.outbox import Outbox
 from guard.settings import GuardSettings
 from guard.store.audit import SqlAudit
-from guard.store.engine import create_engine
+from guard.store.engine import create_engine, display_url, require_file, sqlite_file
+from guard.store.instance import SqlInstanceLease
 from guard.store.migrate import check_current
 from guard.store.outbox import SqlOutbox
 from guard.telemetry import Telemetry, provider_from_settings
@@ -64,7 +67,7 @@ def _python_judge(options: Mapping[str, Any], base_dir: Path) -> Judge | AsyncJu
     module_name, _, attribute = target.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as exc:
+    except Exception as exc:  # ImportError, AttributeError, or a module that fails as it loads
         raise ConfigError(f"cannot load python judge {target!r}: {exc}") from exc
     rest = {k: v for k, v in options.items() if k != "target"}
     judge = found(**rest) if isinstance(found, type) else found
@@ -89,6 +92,22 @@ def configured_judges(settings: GuardSettings, backend_judges: Sequence[Judge]) 
     return judges
 
 
+def _one_line(exc: BaseException) -> str:
+    cause = getattr(exc, "orig", None) or exc
+    return f"{type(cause).__name__}: {' '.join(str(cause).split())}"[:500]
+
+
+def _start_failure(settings: GuardSettings, backend: str, exc: Exception) -> BackendError:
+    """A foreign failure to start the backend, as one line naming it (never its password)."""
+    where = display_url(settings.backend.url) if settings.backend.kind == "sql" else backend
+    # SQLAlchemy wraps the driver's error and appends the statement and a link; the driver's text says it all
+    cause = getattr(exc, "orig", None) or exc
+    detail = " ".join(str(cause).split())
+    return BackendError(
+        f"cannot start the backend {where}: {type(cause).__name__}" + (f": {detail}" if detail else "")
+    )
+
+
 @dataclass
 class Runtime:
     """A guard's parts, started and stopped together.
@@ -101,33 +120,68 @@ class Runtime:
     manager: TransactionManager
     audit_engine: AsyncEngine | None
     telemetry: Telemetry
+    lease: InstanceLease = field(default_factory=NoLease)
 
     async def start(self) -> list[str]:
-        if self.audit_engine is not None:
-            await check_current(self.audit_engine)
-        return await self.manager.start()
+        """Check the audit store, then start the manager (and with it the backend).
+
+        Raises :class:`StoreNotReady` when the audit store is missing (a SQLite
+        file that does not exist is not created), unreachable or not migrated,
+        and :class:`BackendError` when the backend cannot be reached or fails to
+        start: the network's and the database's exceptions are translated here,
+        naming the backend without its password. A failed start releases what
+        it opened.
+        """
+        try:
+            if self.audit_engine is not None:
+                require_file(self.settings.audit.url)
+                await check_current(self.audit_engine)
+            await self.lease.acquire()
+            try:
+                return await self.manager.start()
+            except (OSError, SQLAlchemyError) as exc:
+                raise _start_failure(self.settings, self.manager.backend.name, exc) from exc
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await self.manager.backend.close()
+            with contextlib.suppress(Exception):
+                await self.lease.release()
+            if self.audit_engine is not None:
+                await self.audit_engine.dispose()
+            raise
 
     async def stop(self) -> None:
         try:
             await self.manager.stop()
         finally:
+            with contextlib.suppress(Exception):
+                await self.lease.release()
             if self.audit_engine is not None:
                 await self.audit_engine.dispose()
             self.telemetry.shutdown()
 
     async def ready(self) -> dict[str, str]:
-        """Problems by component; empty when ready."""
+        """Problems by component; empty when ready.
+
+        Each check takes the path a transaction takes: the audit store takes
+        this instance's heartbeat (a write), the backend a write it rolls back
+        (:meth:`~guard.backends.base.Backend.ping`); audit writes still waiting
+        for the store make the guard not ready.
+        """
         problems: dict[str, str] = {}
-        if self.audit_engine is not None:
-            try:
-                async with self.audit_engine.connect() as conn:
-                    await conn.execute(text("SELECT 1"))
-            except Exception as exc:
-                problems["audit"] = f"{type(exc).__name__}: {exc}"
+        try:
+            await self.lease.heartbeat()
+        except Exception as exc:
+            problems["audit"] = _one_line(exc)
+        if self.manager.backlog:
+            problems["audit"] = f"{self.manager.backlog} audit write(s) are waiting for the audit store"
         try:
             await self.manager.backend.ping()
         except Exception as exc:
-            problems["backend"] = f"{type(exc).__name__}: {exc}"
+            problems["backend"] = _one_line(exc)
+        pool = self.manager.gate.pool_status()
+        if pool.exhausted:
+            problems["judges"] = f"the judge pool is exhausted by {pool.hung} hung evaluations"
         return problems
 
 
@@ -142,9 +196,7 @@ def assemble(
     sleep: Callable[[float], Awaitable[None]] | None = None,
 ) -> Runtime:
     """A runtime around a backend built by the caller (the configured judges, then the backend's)."""
-    gate = CommitGate(
-        configured_judges(settings, backend.judges), judge_timeout_s=settings.commit.judge_timeout_s
-    )
+    gate = CommitGate.from_settings(configured_judges(settings, backend.judges), settings.commit)
     telemetry = Telemetry(provider if provider is not None else provider_from_settings(settings.telemetry))
     extra = {} if sleep is None else {"sleep": sleep}
     manager = TransactionManager(
@@ -197,7 +249,13 @@ def build_runtime(
     the one the config names (an in-process server, in tests).
     """
     clock = clock or SystemClock()
-    audit_engine = create_engine(settings.audit.url, search_path=settings.audit.search_path)
+    _distinct_sqlite_files(settings)
+    audit_engine = create_engine(
+        settings.audit.url,
+        search_path=settings.audit.search_path,
+        statement_timeout_s=settings.audit.statement_timeout_s,
+        lock_timeout_s=settings.audit.lock_timeout_s,
+    )
     backend: SqlBackend | McpBackend
     if settings.backend.kind == "mcp":
         backend = mcp_backend(
@@ -216,9 +274,13 @@ def build_runtime(
             search_path=settings.backend.search_path,
         )
         backend = SqlBackend.from_module(
-            backend_engine, settings.backend.module, clock, prepare=settings.backend.prepare
+            backend_engine,
+            settings.backend.module,
+            clock,
+            prepare=settings.backend.prepare,
+            instance=settings.server.instance,
         )
-    return assemble(
+    runtime = assemble(
         settings,
         backend,
         audit if audit is not None else SqlAudit(audit_engine),
@@ -227,3 +289,19 @@ def build_runtime(
         provider=provider,
         sleep=sleep,
     )
+    runtime.lease = SqlInstanceLease(
+        audit_engine, settings.server.instance, clock, scope=settings.audit.search_path or ""
+    )
+    return runtime
+
+
+def _distinct_sqlite_files(settings: GuardSettings) -> None:
+    """SQLite has one writer per file: the audit log must not share the system of record's file."""
+    if settings.backend.kind != "sql":
+        return
+    backend, audit = sqlite_file(settings.backend.url), sqlite_file(settings.audit.url)
+    if backend is not None and backend == audit:
+        raise ConfigError(
+            f"backend.url and audit.url name the same SQLite file ({backend}): SQLite has one writer per "
+            "file, so the audit log would wait for every open transaction; give the audit log its own file"
+        )

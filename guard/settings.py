@@ -31,6 +31,7 @@ __all__ = [
     "DispatchSettings",
     "GuardSettings",
     "JudgeSettings",
+    "LimitSettings",
     "McpSettings",
     "McpToolSettings",
     "RetrySettings",
@@ -44,15 +45,52 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+_NAME_PORT = r"(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:(\d+|\*))?"
+_HOST_ENTRY = re.compile(rf"^(\*|{_NAME_PORT}|[0-9a-f.]*:[0-9a-f:.]*)$", re.IGNORECASE)
+_ORIGIN_ENTRY = re.compile(rf"^[a-z][a-z0-9+.-]*://{_NAME_PORT}$", re.IGNORECASE)
+
+
 class ServerSettings(_Section):
     host: str = "127.0.0.1"
     port: int = Field(8765, ge=0, le=65535)
     max_request_bytes: int = Field(
         1_048_576, gt=0, description="Largest MCP request body accepted (413 above)."
     )
+    admin_max_request_bytes: int = Field(
+        65_536, gt=0, description="Largest request body to the admin API and every other route (413 above)."
+    )
+    allowed_hosts: list[str] | None = Field(
+        None,
+        description="Host headers accepted: host (any port), host:port, host:*, or * for any. "
+        "None: the loopback names plus the bind address when it is a specific one.",
+    )
+    allowed_origins: list[str] = Field(
+        default_factory=list,
+        description="Origin headers accepted besides http://127.0.0.1:*, http://localhost:*, http://[::1]:*; "
+        "scheme://host, scheme://host:port or scheme://host:*.",
+    )
+    insecure: bool = Field(
+        False, description="Serve on a non-loopback address without agent or operator tokens (warned)."
+    )
     instance: str = Field(
         "guard-1", description="This process's name in the audit log; crash recovery is per instance."
     )
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _host_entries(cls, value: list[str] | None) -> list[str] | None:
+        for entry in value or []:
+            if not _HOST_ENTRY.match(entry):
+                raise ValueError(f"{entry!r} is not host, host:port, host:* or *")
+        return value
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origin_entries(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            if not _ORIGIN_ENTRY.match(entry):
+                raise ValueError(f"{entry!r} is not scheme://host, scheme://host:port or scheme://host:*")
+        return value
 
 
 class DispatchSettings(_Section):
@@ -190,6 +228,22 @@ class AuditSettings(_Section):
         "sqlite:///guard-audit.db", description="The guard's own tables (migrated by `guard db upgrade`)."
     )
     search_path: str | None = Field(None, description="PostgreSQL: the schema the guard's tables live in.")
+    statement_timeout_s: float = Field(10.0, gt=0, description="Longest audit statement (PostgreSQL).")
+    lock_timeout_s: float = Field(
+        5.0, gt=0, description="Longest wait for a lock on the audit store (SQLite: its one write lock)."
+    )
+
+
+class LimitSettings(_Section):
+    """What one agent and one transaction may hold (refused past these, with nothing changed)."""
+
+    max_open_per_agent: int = Field(
+        10, ge=1, description="Open transactions one agent (token) may hold at once."
+    )
+    max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
+    max_argument_bytes_per_transaction: int = Field(
+        8_388_608, ge=1024, description="Total size of one transaction's call arguments, as JSON."
+    )
 
 
 class CommitSettings(_Section):
@@ -205,6 +259,16 @@ class CommitSettings(_Section):
     )
     approval_timeout_s: float = Field(3600.0, gt=0)
     judge_timeout_s: float = Field(2.0, gt=0, description="A judge slower than this blocks the commit.")
+    judge_workers: int = Field(4, ge=1, description="Threads that run the synchronous judges.")
+    max_hung_judges: int = Field(
+        16,
+        ge=1,
+        description="Judge evaluations that may hang past their timeout, each on a written-off thread, "
+        "before every synchronous judge blocks at once.",
+    )
+    max_hung_per_judge: int = Field(
+        2, ge=1, description="Hung evaluations after which a judge blocks at once until one of them ends."
+    )
     reap_interval_s: float = Field(5.0, gt=0)
 
 
@@ -255,6 +319,7 @@ class GuardSettings(BaseSettings):
     judges: JudgeSettings = Field(default_factory=JudgeSettings)
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
+    limits: LimitSettings = Field(default_factory=LimitSettings)
 
 
 def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings:

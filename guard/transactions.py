@@ -10,7 +10,11 @@
                                               ──reject / timeout──▶ rolled_back
     open ──rollback / idle timeout──▶ rolled_back
     committed ──the upstream applied only part of it──▶ partial   (mcp backends; set by the manager)
-    any live state ──crash (found at restart)──▶ aborted
+    any live state ──its connection died, or crash (found at restart)──▶ aborted
+
+Between the decision to commit and the system of record's answer the audit
+log holds the transaction as ``committing`` (:data:`Status.COMMITTING`); it
+is never a state of a live transaction here, only of its durable record.
 
 The manager performs the I/O each transition calls for; this module only
 says which transitions are legal and what they lead to.
@@ -43,6 +47,7 @@ class Status(StrEnum):
     ROLLED_BACK = "rolled_back"
     ABORTED = "aborted"
     PARTIAL = "partial"
+    COMMITTING = "committing"
 
 
 LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})

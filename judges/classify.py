@@ -45,6 +45,7 @@ __all__ = [
     "classify_sqlite",
     "classify_sqlstate",
     "classify_tool_error",
+    "is_lock_wait",
     "retryable",
     "tool_error_text",
 ]
@@ -59,6 +60,8 @@ class ErrorClass(StrEnum):
     PRECONDITION_FAILED = "precondition_failed"
     PERMISSION_DENIED = "permission_denied"
     INTERNAL = "internal"
+    CONFLICT = "conflict"
+    """Another open transaction holds the records, and the guard names it: waiting again cannot help."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +78,8 @@ def retryable(error_class: ErrorClass | str, in_transaction: bool = False, idemp
 
     ``transient`` and ``rate_limited`` always (the request did not take
     effect); ``timeout`` only inside a SQL transaction (the call's savepoint
-    is rolled back first) or when the call is idempotent; never the others.
+    is rolled back first) or when the call is idempotent; never the others
+    (``conflict`` included: its holder is a transaction waiting on its agent).
     """
     kind = ErrorClass(error_class)
     if kind in (ErrorClass.TRANSIENT, ErrorClass.RATE_LIMITED):
@@ -388,6 +392,32 @@ def _classify_exception(error: BaseException) -> Classification | None:
 def _first_line(error: object) -> str:
     text = str(error).strip()
     return text.splitlines()[0] if text else ""
+
+
+_LOCK_SQLSTATES = frozenset({"55P03", "40P01"})  # lock_not_available (lock_timeout), deadlock_detected
+
+
+def is_lock_wait(error: object) -> bool:
+    """Whether a failure is a wait for a lock that another transaction held (database errors only).
+
+    PostgreSQL's lock timeout and deadlock, SQLite's busy write lock (not a stale
+    snapshot, which no waiting cures), through the same wrappers :func:`classify` reads.
+    """
+    current: object = error
+    seen: set[int] = set()
+    while current is not None and id(current) not in seen and len(seen) < 8:
+        seen.add(id(current))
+        for name in ("sqlstate", "pgcode"):
+            if getattr(current, name, None) in _LOCK_SQLSTATES:
+                return True
+        if hasattr(current, "sqlite_errorname") or type(current).__module__ == "sqlite3":
+            code = getattr(current, "sqlite_errorname", None)
+            if code == "SQLITE_BUSY_SNAPSHOT":
+                return False
+            if (code or "").startswith("SQLITE_BUSY") or "database is locked" in _first_line(current):
+                return True
+        current = _inner(current)
+    return False
 
 
 def classify(error: object) -> Classification:

@@ -200,6 +200,10 @@ class NonTerminalStatusJudge:
     name: str = "non_terminal_status"
     severity: Severity = Severity.BLOCK
 
+    @property
+    def tables_named(self) -> frozenset[str]:
+        return frozenset(self.tables)
+
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
         return ()
 

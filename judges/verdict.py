@@ -24,6 +24,7 @@ __all__ = [
     "Finding",
     "FollowUp",
     "Judge",
+    "NamesTables",
     "Severity",
     "Verdict",
     "combine",
@@ -178,3 +179,16 @@ class FollowUp(Protocol):
     """
 
     def follow_up(self, effects: Sequence[Effect], state: StateSnapshot) -> Sequence[Query]: ...
+
+
+@runtime_checkable
+class NamesTables(Protocol):
+    """A judge that says which tables it is written for (``when`` tables, lookups, configured tables).
+
+    The guard checks them against the backend's tables at start: a rule over a
+    table the backend does not have would never fire, so the policy would
+    fail open without a word.
+    """
+
+    @property
+    def tables_named(self) -> frozenset[str]: ...

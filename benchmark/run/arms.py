@@ -134,7 +134,6 @@ class ArmSession:
             reply = await self.manager.commit_by_id(key, final_message, via="admin")
             if reply.status not in ("committed", "rolled_back"):
                 await self.manager.rollback_by_id(key, "the trial ended with a blocked commit")
-        await self.audit.flush()
         return [
             CommitVerdict(
                 via="admin" if entry.via == "admin" else "tool",
@@ -143,7 +142,7 @@ class ArmSession:
                 findings=entry.findings,
                 effects=len(entry.effects),
             )
-            for entry in self.audit.commits
+            for entry in self.audit.commits.values()
         ]
 
     @property

@@ -38,6 +38,14 @@ class Session(Protocol):
         """The pending state, as the transaction would leave it."""
         ...
 
+    def lost(self) -> str | None:
+        """Why the backend lost this transaction (say, its connection died), or None while it lives.
+
+        A lost transaction's changes are gone; every later use raises
+        :class:`~guard.errors.TransactionLost`.
+        """
+        ...
+
     async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
         """Run one call in isolation: an error outcome or an exception leaves no trace of it."""
         ...
@@ -45,7 +53,11 @@ class Session(Protocol):
     async def effects(self) -> list[Effect]: ...
 
     async def commit(self) -> UpstreamReport | None:
-        """Apply the transaction; a report when it could not be applied atomically."""
+        """Apply the transaction; a report when it could not be applied atomically.
+
+        Whether it was applied must stay knowable after a crash at any point of
+        this call: :meth:`Backend.committed` answers it from the system of record.
+        """
         ...
 
     async def rollback(self) -> UpstreamReport | None:
@@ -67,9 +79,22 @@ class Backend(Protocol):
         """Judges the backend ships for its own data (run after the configured ones)."""
         ...
 
+    @property
+    def tables(self) -> frozenset[str]:
+        """The tables its effects name (known after ``start``); rules over other tables are refused."""
+        ...
+
     async def start(self) -> None: ...
 
     async def begin(self, transaction_id: str) -> Session: ...
+
+    async def committed(self, transaction_ids: Sequence[str]) -> set[str]:
+        """Which of these transactions, each decided to commit, were applied (crash recovery asks)."""
+        ...
+
+    async def forget(self, transaction_ids: Sequence[str]) -> None:
+        """The audit log has recorded these transactions' ends: drop what ``committed`` kept for them."""
+        ...
 
     async def recover(self, *, restarted: bool) -> Sequence[UpstreamReport]:
         """Finish what interrupted transactions left outside the database.
@@ -79,7 +104,7 @@ class Backend(Protocol):
         ...
 
     async def ping(self) -> None:
-        """Return when the system of record answers now; raise when it does not (readiness)."""
+        """Return when the system of record takes a write now; raise when it cannot (readiness)."""
         ...
 
     async def close(self) -> None: ...

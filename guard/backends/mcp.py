@@ -69,6 +69,10 @@ class McpSession:
         self._retrying: tuple[str, OutboxEntry] | None = None
         self.reader = NoState()
 
+    def lost(self) -> str | None:
+        """An ``mcp`` transaction lives in the outbox, which no connection failure takes away."""
+        return None
+
     def _entry(
         self, tool: str, arguments: dict[str, Any], mode: Mode, status: EntryStatus, attempts: int = 0
     ) -> OutboxEntry:
@@ -261,6 +265,11 @@ class McpBackend:
     def judges(self) -> Sequence[Judge]:
         return ()
 
+    @property
+    def tables(self) -> frozenset[str]:
+        """Each tool's writes are effects in the table ``call:<tool>``."""
+        return frozenset(call_effect(name, "", {}).table for name in self._specs)
+
     async def start(self) -> None:
         await self.upstream.start()
         try:
@@ -282,6 +291,22 @@ class McpBackend:
 
     async def begin(self, transaction_id: str) -> McpSession:
         return McpSession(self, transaction_id)
+
+    async def committed(self, transaction_ids: Sequence[str]) -> set[str]:
+        """Those whose commit was sealed in the outbox (from then on they are finished, not undone).
+
+        A transaction with no outbox entry had nothing to send: its commit is complete.
+        """
+        found = set()
+        for ident in transaction_ids:
+            entries = await self.outbox.entries(ident)
+            if not entries or any(entry.committed_at is not None for entry in entries):
+                found.add(ident)
+        return found
+
+    async def forget(self, transaction_ids: Sequence[str]) -> None:
+        """The outbox keeps its entries as the record of what was sent; nothing to drop."""
+        return None
 
     async def recover(self, *, restarted: bool) -> list[UpstreamReport]:
         """Roll back what this instance left open (when ``restarted``); finish interrupted commits."""

@@ -3,17 +3,31 @@
 One pinned connection per transaction, one SAVEPOINT per call (a failed call,
 or one that raised, rolls back only itself, so a retry is always safe), row
 changes captured by triggers (:mod:`guard.store.capture`), and COMMIT or
-ROLLBACK at the end. The tool module names its tables with a SQLAlchemy
-``metadata``; without one, the database's tables are reflected. The judges
-read the pending state through :class:`~guard.backends.reads.SqlStateReader`.
+ROLLBACK at the end. A commit writes the transaction's commit mark on the same
+connection just before COMMIT (:mod:`guard.store.marks`), so that the system
+of record itself says which transactions it committed. The tool module names
+its tables with a SQLAlchemy ``metadata``; without one, the database's tables
+are reflected. The judges read the pending state through
+:class:`~guard.backends.reads.SqlStateReader`.
+
+Three failures are told apart from the rest. A TRUNCATE (no trigger can
+capture its rows) is refused by the database, and the agent reads that
+refusal. A session whose connection died (the database restarted under it)
+has lost its transaction: every later use
+raises :class:`~guard.errors.TransactionLost`. A call that waited for a lock
+another guard transaction holds ends with a ``conflict`` error naming that
+transaction, instead of being retried blindly: the holder is the session
+that has written (SQLite has one writer) or, on PostgreSQL, the session whose
+server process ``pg_blocking_pids`` named while the call was waiting.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -23,11 +37,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from guard.backends.base import UpstreamReport
 from guard.backends.reads import SqlStateReader
 from guard.clock import Clock
-from guard.errors import ConfigError
+from guard.errors import ConfigError, ToolError, TransactionLost
 from guard.execute import CallOutcome, execute
-from guard.store.capture import Capture
+from guard.store import marks
+from guard.store.capture import Capture, truncate_refusal
 from guard.tools import ToolContext, ToolRegistry, ToolSpec
 from judges import Effect, Judge, fold_changes
+from judges.classify import is_lock_wait
 
 __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
 
@@ -35,52 +51,140 @@ log = logging.getLogger(__name__)
 
 _OWN_TABLES = ("guard_", "alembic_", "sqlite_")
 _SAVEPOINT = "guard_call"
+_WATCH_AFTER_S = 0.1
+_BLOCKERS = text("SELECT pg_blocking_pids(:pid)")
 
 
 def load_tool_module(path: str) -> ModuleType:
     """Import the module a config names and check it exposes a ``tools`` registry."""
     try:
         module = importlib.import_module(path)
-    except ImportError as exc:
-        raise ConfigError(f"cannot import backend module {path!r}: {exc}") from exc
+    except Exception as exc:  # ImportError, but also a module that fails as it loads (SyntaxError, ...)
+        raise ConfigError(f"cannot import backend module {path!r}: {type(exc).__name__}: {exc}") from exc
     if not isinstance(getattr(module, "tools", None), ToolRegistry):
         raise ConfigError(f"backend module {path!r} has no `tools` (a guard.ToolRegistry)")
     return module
+
+
+def _ago(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds >= 1 else "under a second"
 
 
 class SqlSession:
     def __init__(self, backend: SqlBackend, conn: AsyncConnection, transaction_id: str) -> None:
         self._backend = backend
         self._conn = conn
-        self._ctx_base = (backend.clock, transaction_id)
+        self.transaction_id = transaction_id
         self.reader = SqlStateReader(conn, backend.capture.tables)
+        self.opened = backend.clock.monotonic()
+        self.last_call = self.opened
+        self.wrote = False
+        self.changed: bool | None = None
+        self.server_pid: int | None = None
+        self._blockers: tuple[int, ...] = ()
+
+    def lost(self) -> str | None:
+        """Why the transaction is gone (its connection died), or None while it lives."""
+        if self._conn.invalidated:
+            return "its database connection broke (the database may have restarted)"
+        if self._conn.closed:
+            return "its database connection was closed"
+        return None
+
+    def _alive(self) -> None:
+        reason = self.lost()
+        if reason is not None:
+            raise TransactionLost(
+                f"transaction {self.transaction_id} is lost: {reason}", transaction_id=self.transaction_id
+            )
 
     async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
-        clock, transaction_id = self._ctx_base
-        ctx = ToolContext(self._conn, clock, spec.name, transaction_id)
+        self._alive()
+        ctx = ToolContext(self._conn, self._backend.clock, spec.name, self.transaction_id)
         # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
         await self._conn.exec_driver_sql(f"SAVEPOINT {_SAVEPOINT}")
+        watch = self._watch_locks()
         try:
             outcome = await execute(spec, ctx, arguments)
-        except BaseException:
+        except BaseException as exc:
             await self._undo_call()
-            raise
-        if outcome.ok:
-            await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+            refusal = self._refusal(spec.name, exc) if isinstance(exc, Exception) else None
+            if refusal is None:
+                raise
+            refusal.__cause__ = exc
+            outcome = CallOutcome(error=refusal)
         else:
-            await self._undo_call()
+            if outcome.ok:
+                await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+                self.wrote = self.wrote or spec.write
+            else:
+                await self._undo_call()
+        finally:
+            if watch is not None:
+                watch.cancel()
+            self.last_call = self._backend.clock.monotonic()
         return outcome
+
+    def _watch_locks(self) -> asyncio.TimerHandle | None:
+        """PostgreSQL: if the call is still running shortly, note who blocks it (for a conflict's text)."""
+        self._blockers = ()
+        if self.server_pid is None:
+            return None
+        return asyncio.get_running_loop().call_later(_WATCH_AFTER_S, self._backend.watch, self)
+
+    def note_blockers(self, pids: Iterable[int]) -> None:
+        self._blockers = tuple(pids)
+
+    def _refusal(self, tool: str, exc: Exception) -> ToolError | None:
+        """A database failure the agent should read as such: a refused TRUNCATE, a named lock conflict."""
+        refused = truncate_refusal(exc)
+        if refused is not None:
+            return ToolError(f"{tool}: {refused}; nothing was changed", error_class="permission_denied")
+        return self._conflict(tool, exc)
+
+    def _conflict(self, tool: str, exc: Exception) -> ToolError | None:
+        """A lock wait on a record another guard transaction holds, as a ``conflict`` error naming it."""
+        if not is_lock_wait(exc):
+            return None
+        holders = self._backend.lock_holders(self, self._blockers)
+        if not holders:
+            return None
+        now = self._backend.clock.monotonic()
+        named = "; ".join(
+            f"transaction {h.transaction_id} (open {_ago(now - h.opened)}, "
+            f"last call {_ago(now - h.last_call)} ago)"
+            for h in holders
+        )
+        return ToolError(
+            f"{tool}: the records it needs are locked by another open transaction, {named}, which has not "
+            "committed or rolled back; nothing was changed. Try again once it has ended.",
+            error_class="conflict",
+        )
 
     async def _undo_call(self) -> None:
         await self._conn.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
         await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
 
     async def effects(self) -> list[Effect]:
+        self._alive()
         changes = await self._backend.capture.changes(self._conn)
+        self.changed = bool(changes)
         return fold_changes(changes, self._backend.capture.keys)
 
     async def commit(self) -> None:
+        """Mark the transaction committed and COMMIT, on its own connection: both happen or neither.
+
+        A transaction that changed nothing (as its last :meth:`effects` found) gets
+        no mark: there is nothing whose fate recovery would need to learn, and on
+        SQLite a read-only transaction whose snapshot another commit overtook
+        could not write one.
+        """
+        self._alive()
+        backend = self._backend
         try:
+            if self.changed is not False:
+                mark = marks.mark(self.transaction_id, backend.instance, backend.clock.now())
+                await self._conn.execute(mark)
             await self._conn.commit()
         finally:
             await self._release()
@@ -109,23 +213,33 @@ class SqlBackend:
         judges: Sequence[Judge] = (),
         prepare: Callable[[AsyncConnection], Awaitable[None]] | None = None,
         name: str | None = None,
+        instance: str = "guard",
     ) -> None:
         self.engine = engine
         self.registry = registry
         self.clock = clock
         self.name = name or registry.name
+        self.instance = instance
         self.error_text = registry.error_text
         self._metadata = metadata
         self._judges = tuple(judges)
         self._prepare = prepare
         self._capture: Capture | None = None
+        self._postgres = engine.dialect.name == "postgresql"
         # sessions begun and not yet ended: close() rolls them back, so a caller that stops
         # early (a failed test, an embedding that forgets one) never leaves row locks behind
         self._open: set[SqlSession] = set()
+        self._watches: set[asyncio.Task[None]] = set()
 
     @classmethod
     def from_module(
-        cls, engine: AsyncEngine, module_path: str, clock: Clock, *, prepare: bool = False
+        cls,
+        engine: AsyncEngine,
+        module_path: str,
+        clock: Clock,
+        *,
+        prepare: bool = False,
+        instance: str = "guard",
     ) -> SqlBackend:
         module = load_tool_module(module_path)
         hook = getattr(module, "prepare", None)
@@ -139,15 +253,20 @@ class SqlBackend:
             judges=tuple(getattr(module, "judges", ())),
             prepare=hook if prepare else None,
             name=module_path,
+            instance=instance,
         )
 
     async def ping(self) -> None:
-        async with self.engine.connect() as conn:
-            await conn.execute(text("SELECT 1"))
+        """A real write path: a commit mark written and rolled back (a busy SQLite file is writable)."""
+        await marks.probe_write(self.engine, self.clock.now())
 
     @property
     def tools(self) -> Sequence[ToolSpec]:
         return list(self.registry)
+
+    @property
+    def tables(self) -> frozenset[str]:
+        return frozenset(self.capture.tables)
 
     @property
     def judges(self) -> Sequence[Judge]:
@@ -170,6 +289,7 @@ class SqlBackend:
             tables = [t for t in metadata.sorted_tables if not t.name.startswith(_OWN_TABLES)]
             self._capture = Capture(tables, self.engine.dialect)
             await self._capture.install_shared(conn)
+            await marks.install(conn)
         log.info("sql backend %s: %d tools, capturing %d tables", self.name, len(self.registry), len(tables))
 
     async def begin(self, transaction_id: str) -> SqlSession:
@@ -184,8 +304,44 @@ class SqlBackend:
             await conn.close()
             raise
         session = SqlSession(self, conn, transaction_id)
+        if self._postgres:
+            driver = (await conn.get_raw_connection()).driver_connection
+            session.server_pid = int(driver.get_server_pid()) if driver is not None else None
         self._open.add(session)
         return session
+
+    def watch(self, session: SqlSession) -> None:
+        """Ask PostgreSQL, on another connection, which server processes block ``session`` now."""
+        if session.server_pid is None:
+            return
+        task = asyncio.get_running_loop().create_task(self._blockers(session, session.server_pid))
+        self._watches.add(task)
+        task.add_done_callback(self._watches.discard)
+
+    async def _blockers(self, session: SqlSession, pid: int) -> None:
+        try:
+            async with self.engine.connect() as conn:
+                found = (await conn.execute(_BLOCKERS, {"pid": pid})).scalar()
+        except Exception as exc:
+            log.debug("could not ask who blocks transaction %s: %r", session.transaction_id, exc)
+            return
+        session.note_blockers(int(p) for p in found or ())
+
+    def lock_holders(self, waiting: SqlSession, blockers: Sequence[int]) -> list[SqlSession]:
+        """The other open sessions that hold what ``waiting`` waited for, as far as they can be known."""
+        others = [s for s in self._open if s is not waiting]
+        if self._postgres:
+            return [s for s in others if s.server_pid in blockers]
+        return [s for s in others if s.wrote]
+
+    async def committed(self, transaction_ids: Sequence[str]) -> set[str]:
+        """Which of ``transaction_ids`` the system of record committed (their commit marks exist)."""
+        return await marks.marked(self.engine, transaction_ids) if transaction_ids else set()
+
+    async def forget(self, transaction_ids: Sequence[str]) -> None:
+        """Drop the commit marks of transactions whose end the audit log has recorded."""
+        if transaction_ids:
+            await marks.forget(self.engine, transaction_ids)
 
     async def recover(self, *, restarted: bool) -> list[UpstreamReport]:
         """Nothing to finish: the database discards an interrupted transaction by itself."""
@@ -193,6 +349,8 @@ class SqlBackend:
 
     async def close(self) -> None:
         """Roll back every session still open, then close the pool."""
+        for task in list(self._watches):
+            task.cancel()
         for session in list(self._open):
             with contextlib.suppress(Exception):
                 await session.rollback()

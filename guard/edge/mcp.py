@@ -47,7 +47,15 @@ _COMMIT_OUTPUT = {
     "properties": {
         "status": {
             "type": "string",
-            "enum": ["committed", "blocked", "pending_approval", "rolled_back", "partial"],
+            "enum": [
+                "committed",
+                "blocked",
+                "pending_approval",
+                "rolled_back",
+                "partial",
+                "aborted",
+                "unknown",
+            ],
         },
         "transaction": {"type": "string"},
         "effects": {"type": "array", "items": {"type": "object"}},
@@ -131,7 +139,7 @@ def _commit_result(reply: CommitReply) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,
-        is_error=reply.status in ("blocked", "rolled_back", "partial"),
+        is_error=reply.status in ("blocked", "rolled_back", "partial", "aborted", "unknown"),
     )
 
 
@@ -180,7 +188,10 @@ def build_server(
                 return _commit_result(commit)
             if tool == manager.rollback_tool:
                 return await _agent_rollback(manager, key, params.arguments, on_finished)
-            return _tool_result(await manager.call(key, tool, params.arguments))
+            reply = await manager.call(key, tool, params.arguments)
+            if reply.ended and on_finished is not None:
+                on_finished(key.id)
+            return _tool_result(reply)
         except (RequestRejected, TransactionClosed) as exc:
             raise MCPError(types.INVALID_REQUEST, exc.message) from exc
         except GuardError as exc:

@@ -1,15 +1,29 @@
-"""The audit log in SQL (SQLite or PostgreSQL), through SQLAlchemy Core."""
+"""The audit log in SQL (SQLite or PostgreSQL), through SQLAlchemy Core.
+
+Calls are written by group commit: :meth:`SqlAudit.record_call` queues its
+entry and returns once a writer task has committed it; the calls that arrive
+while one batch is being written go together in the next, so that under load
+the log costs one database transaction per batch, not per call, and no call
+is answered before it is durable. On a SQLite file a batch is written by a
+connection of its own on the event loop's thread when the file's write lock
+is free (a WAL append, tens of microseconds), and through the engine's
+worker thread, waiting for the lock, when it is not: every hop to a worker
+thread costs more than the write itself.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
-from datetime import datetime
+import sqlite3
 from typing import Any
 
 from sqlalchemy import desc, insert, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from guard.audit import LIVE_STATUSES, CallEntry, CommitEntry, TxnDetail, TxnRecord
+from guard.audit import UNSETTLED_STATUSES, CallEntry, CommitEntry, TxnDetail, TxnRecord
+from guard.errors import AuditError
+from guard.store.engine import sqlite_file
 from guard.store.schema import calls, commits, transactions
 
 __all__ = ["SqlAudit"]
@@ -29,6 +43,30 @@ _TXN_FIELDS = (
     "blocked_attempts",
     "summary",
 )
+_CALL_FIELDS = (
+    "transaction_id",
+    "seq",
+    "tool",
+    "arguments",
+    "write",
+    "outcome",
+    "error_class",
+    "error_message",
+    "retries",
+    "latency_ms",
+    "started_at",
+)
+_COMMIT_FIELDS = (
+    "via",
+    "decision",
+    "status",
+    "findings",
+    "effects",
+    "summary",
+    "at",
+    "duration_ms",
+    "dispatch",
+)
 
 
 def _txn_values(record: TxnRecord) -> dict[str, Any]:
@@ -40,13 +78,74 @@ def _txn(row: Any) -> TxnRecord:
     return TxnRecord(id=m["id"], **{name: m[name] for name in _TXN_FIELDS})
 
 
-class SqlAudit:
-    """Writes transactions and commits at once and call records in batches."""
+async def _write_transaction(conn: AsyncConnection, record: TxnRecord) -> None:
+    await conn.execute(
+        update(transactions).where(transactions.c.id == record.id).values(**_txn_values(record))
+    )
 
-    def __init__(self, engine: AsyncEngine, *, batch: int = 64) -> None:
+
+class _InlineCalls:
+    """Call records into a SQLite file on the caller's thread; False, not a wait, when the lock is taken."""
+
+    def __init__(self, engine: AsyncEngine, path: str) -> None:
+        dialect = engine.dialect
+        columns = [calls.c[name] for name in _CALL_FIELDS]
+        self._processors = [c.type.dialect_impl(dialect).bind_processor(dialect) for c in columns]
+        self._sql = (
+            f"INSERT INTO {calls.name} ({', '.join(_CALL_FIELDS)}) VALUES ({', '.join('?' * len(columns))})"
+        )
+        self._path = path
+        self._conn: sqlite3.Connection | None = None
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA busy_timeout = 0")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            self._conn = conn
+        return self._conn
+
+    def write(self, entries: list[CallEntry]) -> bool:
+        rows = [
+            tuple(
+                value if process is None else process(value)
+                for process, value in zip(
+                    self._processors, (getattr(e, n) for n in _CALL_FIELDS), strict=True
+                )
+            )
+            for e in entries
+        ]
+        conn = self._connection()
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return False
+            raise
+        try:
+            conn.executemany(self._sql, rows)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return True
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class SqlAudit:
+    """Writes every record before it returns; calls in group-committed batches."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
-        self._pending: list[CallEntry] = []
-        self._batch = batch
+        self._queue: list[tuple[CallEntry, asyncio.Future[None]]] = []
+        self._writer: asyncio.Task[None] | None = None
+        path = sqlite_file(engine.url.render_as_string(hide_password=False))
+        self._inline = _InlineCalls(engine, path) if path is not None else None
 
     async def open_transaction(self, record: TxnRecord) -> None:
         async with self._engine.begin() as conn:
@@ -54,80 +153,65 @@ class SqlAudit:
 
     async def update_transaction(self, record: TxnRecord) -> None:
         async with self._engine.begin() as conn:
-            await conn.execute(
-                update(transactions).where(transactions.c.id == record.id).values(**_txn_values(record))
-            )
+            await _write_transaction(conn, record)
 
-    def record_call(self, entry: CallEntry) -> None:
-        self._pending.append(entry)
+    async def record_call(self, entry: CallEntry) -> None:
+        if self._inline is not None and not self._queue:
+            try:
+                if self._inline.write([entry]):
+                    return
+            except Exception as exc:
+                raise AuditError(f"the audit log refused the call record: {exc}") from exc
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((entry, done))
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_calls(), name="guard-audit-calls")
+        await done
 
-    async def record_commit(self, entry: CommitEntry) -> None:
-        await self.flush()
-        async with self._engine.begin() as conn:
-            await conn.execute(
-                insert(commits).values(
-                    transaction_id=entry.transaction_id,
-                    attempt=entry.attempt,
-                    via=entry.via,
-                    decision=entry.decision,
-                    status=entry.status,
-                    findings=entry.findings,
-                    effects=entry.effects,
-                    summary=entry.summary,
-                    at=entry.at,
-                    duration_ms=entry.duration_ms,
-                    dispatch=entry.dispatch,
-                )
-            )
-
-    async def flush(self) -> None:
-        if not self._pending:
-            return
-        batch, self._pending = self._pending, []
+    async def _write_calls(self) -> None:
         try:
-            async with self._engine.begin() as conn:
-                await conn.execute(
-                    insert(calls),
-                    [
-                        {
-                            "transaction_id": e.transaction_id,
-                            "seq": e.seq,
-                            "tool": e.tool,
-                            "arguments": e.arguments,
-                            "write": e.write,
-                            "outcome": e.outcome,
-                            "error_class": e.error_class,
-                            "error_message": e.error_message,
-                            "retries": e.retries,
-                            "latency_ms": e.latency_ms,
-                            "started_at": e.started_at,
-                        }
-                        for e in batch
-                    ],
-                )
-        except Exception:
-            self._pending[:0] = batch
-            raise
+            while self._queue:
+                batch, self._queue = self._queue, []
+                try:
+                    entries = [entry for entry, _ in batch]
+                    if self._inline is None or not self._inline.write(entries):
+                        async with self._engine.begin() as conn:
+                            await conn.execute(
+                                insert(calls), [{n: getattr(e, n) for n in _CALL_FIELDS} for e in entries]
+                            )
+                except Exception as exc:
+                    log.error("could not write %d call record(s) to the audit log: %r", len(batch), exc)
+                    for _, waiter in batch:
+                        if not waiter.done():
+                            waiter.set_exception(AuditError(f"the audit log refused the call record: {exc}"))
+                else:
+                    for _, waiter in batch:
+                        if not waiter.done():
+                            waiter.set_result(None)
+        finally:
+            self._writer = None
 
-    @property
-    def backlog(self) -> int:
-        return len(self._pending)
-
-    async def abort_live(self, instance: str, reason: str, at: datetime) -> list[str]:
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
+        values = {name: getattr(entry, name) for name in _COMMIT_FIELDS}
+        attempt = (commits.c.transaction_id == entry.transaction_id) & (commits.c.attempt == entry.attempt)
         async with self._engine.begin() as conn:
-            rows = await conn.execute(
-                select(transactions.c.id).where(
-                    transactions.c.instance == instance, transactions.c.status.in_(LIVE_STATUSES)
-                )
-            )
-            ids = [r[0] for r in rows]
-            if ids:
+            done = await conn.execute(update(commits).where(attempt).values(**values))
+            if done.rowcount == 0:
                 await conn.execute(
-                    update(transactions)
-                    .where(transactions.c.id.in_(ids))
-                    .values(status="aborted", close_reason=reason, closed_at=at, updated_at=at)
+                    insert(commits).values(
+                        transaction_id=entry.transaction_id, attempt=entry.attempt, **values
+                    )
                 )
-        return ids
+            await _write_transaction(conn, record)
+
+    async def unsettled(self, instance: str) -> list[TxnRecord]:
+        query = (
+            select(transactions)
+            .where(transactions.c.instance == instance, transactions.c.status.in_(UNSETTLED_STATUSES))
+            .order_by(transactions.c.opened_at)
+        )
+        async with self._engine.connect() as conn:
+            return [_txn(row) for row in await conn.execute(query)]
 
     async def status_of(self, transaction_id: str) -> str | None:
         async with self._engine.connect() as conn:
@@ -145,7 +229,6 @@ class SqlAudit:
             return [_txn(row) for row in await conn.execute(query)]
 
     async def get_transaction(self, transaction_id: str) -> TxnDetail | None:
-        await self.flush()
         async with self._engine.connect() as conn:
             found = (
                 await conn.execute(select(transactions).where(transactions.c.id == transaction_id))
@@ -167,7 +250,8 @@ class SqlAudit:
         return TxnDetail(_txn(found), call_entries, commit_entries)
 
     async def close(self) -> None:
-        try:
-            await self.flush()
-        except Exception:
-            log.exception("could not write %d queued call records to the audit log", len(self._pending))
+        writer = self._writer
+        if writer is not None:
+            await asyncio.gather(writer, return_exceptions=True)
+        if self._inline is not None:
+            self._inline.close()

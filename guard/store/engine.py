@@ -11,17 +11,21 @@ so that no call can hang a transaction.
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from collections.abc import Awaitable, Callable, Generator
 from typing import Any
 
 import aiosqlite
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import AsyncAdaptedQueuePool, StaticPool
 
-__all__ = ["async_url", "create_engine", "is_sqlite"]
+from guard.errors import ConfigError, StoreNotReady
+
+__all__ = ["async_url", "create_engine", "display_url", "is_sqlite", "require_file", "sqlite_file"]
 
 _DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
@@ -30,16 +34,46 @@ _DRIVERS = {
 }
 
 
+def _parsed(url: str) -> URL:
+    """``url`` parsed; a string that is not a database URL is a configuration error (never echoed whole)."""
+    try:
+        return make_url(url)
+    except ArgumentError as exc:
+        scheme = url.split(":", 1)[0][:40] if ":" in url else "no scheme"
+        raise ConfigError(
+            f"not a database URL ({scheme}...): use e.g. sqlite:///file.db or postgresql://..."
+        ) from exc
+
+
 def async_url(url: str) -> str:
     """The URL with an async driver (``sqlite:`` → ``sqlite+aiosqlite:``, ``postgresql:`` → asyncpg)."""
-    parsed = make_url(url)
+    parsed = _parsed(url)
     if "+" not in parsed.drivername and parsed.drivername in _DRIVERS:
         parsed = parsed.set(drivername=_DRIVERS[parsed.drivername])
     return parsed.render_as_string(hide_password=False)
 
 
 def is_sqlite(url: str) -> bool:
-    return make_url(url).get_backend_name() == "sqlite"
+    return _parsed(url).get_backend_name() == "sqlite"
+
+
+def display_url(url: str | URL) -> str:
+    """``url`` as text fit for a message or a log line: its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return f"{str(url).partition(':')[0]}:<unreadable URL>"
+
+
+def require_file(url: str) -> None:
+    """Raise :class:`StoreNotReady` when ``url`` names a SQLite file that does not exist.
+
+    Connecting would create an empty database there; the guard's own store is
+    created only by ``guard db upgrade``. In-memory and server URLs pass.
+    """
+    path = sqlite_file(url)
+    if path is not None and not os.path.exists(path):
+        raise StoreNotReady(f"no audit database at {path}; run `guard db upgrade` first")
 
 
 def create_engine(
@@ -170,3 +204,12 @@ def _configure_sqlite(engine: AsyncEngine, *, wal: bool, busy_timeout_ms: int) -
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(conn: Any) -> None:
         conn.exec_driver_sql("BEGIN")
+
+
+def sqlite_file(url: str) -> str | None:
+    """The absolute path of a SQLite URL's database file; None for another database or one in memory."""
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or database in (None, "", ":memory:") or "mode=memory" in url:
+        return None
+    return os.path.abspath(database)

@@ -3,7 +3,8 @@
 Alembic migrations in ``migrations/`` create and evolve these; the store
 reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
 findings, effects and what a commit dispatched as they were at the time.
-``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`).
+``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`);
+``guard_instances`` the guard processes that have run on this store (:mod:`guard.instance`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from sqlalchemy import (
     Text,
 )
 
-__all__ = ["calls", "commits", "metadata", "outbox", "transactions"]
+__all__ = ["calls", "commits", "instances", "metadata", "outbox", "transactions"]
 
 metadata = MetaData()
 
@@ -74,7 +75,7 @@ commits = Table(
         "transaction_id", String(128), ForeignKey("guard_transactions.id", ondelete="CASCADE"), nullable=False
     ),
     Column("attempt", Integer, nullable=False),
-    Column("via", String(16), nullable=False),
+    Column("via", String(32), nullable=False),
     Column("decision", String(16), nullable=False),
     Column("status", String(32), nullable=False),
     Column("findings", JSON, nullable=False),
@@ -83,7 +84,18 @@ commits = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Column("duration_ms", Float, nullable=False),
     Column("dispatch", JSON),
-    Index("ix_guard_commits_transaction", "transaction_id", "attempt"),
+    Index("ix_guard_commits_transaction", "transaction_id", "attempt", unique=True),
+)
+
+instances = Table(
+    "guard_instances",
+    metadata,
+    Column("instance", String(128), primary_key=True),
+    Column("host", String(256), nullable=False),
+    Column("pid", Integer, nullable=False),
+    Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("heartbeat_at", DateTime(timezone=True), nullable=False),
+    Column("stopped_at", DateTime(timezone=True)),
 )
 
 outbox = Table(

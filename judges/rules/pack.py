@@ -116,6 +116,13 @@ class RulePack:
     def __repr__(self) -> str:
         return f"RulePack({self.name!r}, {len(self.rules)} rules, source={self.source!r})"
 
+    @property
+    def tables_named(self) -> frozenset[str]:
+        """The tables the pack's rules select by ``when.table`` and its lookups read."""
+        named = {table for rule in self.rules for table in rule.tables or ()}
+        named.update(lookup.table for lookup in self.lookups.values())
+        return frozenset(named)
+
     def rules_for(self, effect: Effect) -> tuple[Rule, ...]:
         """The pack's rules that apply to ``effect``, in pack order."""
         return self._group_for(effect).rules

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-from collections.abc import AsyncIterator
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 from mcp import Client
 from mcp.server.context import ServerRequestContext
@@ -16,12 +19,15 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from guard.backends.mcp import McpBackend
+from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
 from guard.edge.mcp import build_server
 from guard.keys import StreamKeys
 from guard.manager import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
+from guard.store.instance import SqlInstanceLease
 from guard.store.migrate import upgrade
 
 
@@ -130,3 +136,40 @@ async def serving(app: Any) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         sock.close()
+
+
+def wait_until_ready(
+    process: subprocess.Popen[Any], port: int, output: Callable[[], str], timeout_s: float = 60
+) -> None:
+    """Poll ``guard serve``'s /readyz until it answers 200; fail with its ``output`` if it exits first."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        assert process.poll() is None, output()
+        try:
+            if httpx2.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
+                return
+        except httpx2.TransportError:
+            pass
+        assert time.monotonic() < deadline, f"guard serve did not become ready in {timeout_s:g} s"
+        time.sleep(0.05)
+
+
+async def crash(runtime: Runtime) -> None:
+    """What the operating system does for a killed guard: its connections and locks go, nothing is rolled
+    back, dispatched or recorded first (the test plays the operating system, so it reaches inside)."""
+    manager = runtime.manager
+    if manager._reaper is not None:
+        manager._reaper.cancel()
+        await asyncio.gather(manager._reaper, return_exceptions=True)
+    backend = manager.backend
+    if isinstance(backend, McpBackend):
+        await backend.upstream.close()
+    elif isinstance(backend, SqlBackend):
+        for session in list(backend._open):
+            await session._conn.invalidate()
+        await backend.engine.dispose()
+    manager.gate.close()
+    if isinstance(runtime.lease, SqlInstanceLease):
+        await runtime.lease.abandon()
+    if runtime.audit_engine is not None:
+        await runtime.audit_engine.dispose()

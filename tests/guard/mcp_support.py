@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -11,7 +10,6 @@ from typing import Any
 import mcp_types as types
 
 from guard.audit import MemoryAudit
-from guard.backends.mcp import McpBackend
 from guard.clock import FixedClock
 from guard.edge.upstream import ClientUpstream
 from guard.outbox import MemoryOutbox, Outbox
@@ -98,21 +96,6 @@ async def durable_guard(settings: GuardSettings, shop: Shop, clock: FixedClock) 
     await upgrade(runtime.audit_engine)
     await runtime.start()
     return runtime
-
-
-async def crash(runtime: Runtime) -> None:
-    """The guard process dies: nothing is rolled back or dispatched; its connections just go away."""
-    manager = runtime.manager
-    reaper = manager._reaper  # the test plays the operating system here
-    if reaper is not None:
-        reaper.cancel()
-        await asyncio.gather(reaper, return_exceptions=True)
-    backend = manager.backend
-    assert isinstance(backend, McpBackend)
-    await backend.upstream.close()
-    manager.gate.close()
-    if runtime.audit_engine is not None:
-        await runtime.audit_engine.dispose()
 
 
 def body(result: types.CallToolResult) -> dict[str, Any]:

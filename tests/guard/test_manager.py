@@ -219,18 +219,20 @@ async def test_two_transactions_do_not_see_each_others_writes(
     assert ticket_status(settings, 21) == "pending"
 
 
-async def test_sqlite_second_writer_waits_then_gets_a_clear_error(
-    runtime: Runtime, settings: GuardSettings
+async def test_sqlite_second_writer_waits_then_gets_a_conflict_naming_the_holder(
+    runtime: Runtime, settings: GuardSettings, clock: FixedClock
 ) -> None:
-    """SQLite has one writer: a second writing transaction waits lock_timeout_s, then fails cleanly."""
+    """Requirement G24: a second writer waits lock_timeout_s once, then gets a conflict naming the holder."""
     async with agent_client(runtime) as agent:
         await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("w-1"))
+        clock.advance(42)
         blocked = await agent.call_tool(
             "update_ticket", {"ticket_id": 20, "status": "hold"}, meta=meta("w-2")
         )
         assert blocked.is_error is True
         text = blocked.content[0].text  # type: ignore[union-attr]
-        assert "update_ticket failed: the backend is temporarily unavailable (transient, 3 attempts)" in text
+        assert "locked by another open transaction, transaction w-1 (open 42 s, last call 42 s ago)" in text
+        assert "nothing was changed" in text
         assert (
             body(await agent.call_tool("guard_commit", {"summary": "a"}, meta=meta("w-1")))["status"]
             == "committed"
@@ -242,8 +244,7 @@ async def test_sqlite_second_writer_waits_then_gets_a_clear_error(
     assert ticket_status(settings, 20) == "open"
     detail = await runtime.manager.audit.get_transaction("w-2")
     assert detail is not None
-    assert detail.calls[0].retries == 2
-    assert detail.calls[0].error_class == "transient"
+    assert (detail.calls[0].error_class, detail.calls[0].retries) == ("conflict", 0)
 
 
 async def test_configured_chain_runs_before_the_backend_judges(tmp_path: Path) -> None:

@@ -91,7 +91,6 @@ async def test_reads_pass_through_and_transient_failures_are_retried(tmp_path: P
             missing = await agent.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("r-1"))
         calls = runtime.manager.audit
         assert isinstance(calls, MemoryAudit)
-        await calls.flush()
     assert result.is_error is False
     assert body(result) == shop.orders["ORD-9"]
     assert missing.is_error is True

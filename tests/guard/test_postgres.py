@@ -11,7 +11,10 @@ import mcp_types as types
 import pytest
 from sqlalchemy import text
 
+from guard.backends.sql import SqlSession
 from guard.clock import FixedClock
+from guard.errors import InstanceInUse, TransactionClosed
+from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
@@ -74,7 +77,7 @@ async def runtime(postgres_url: str, postgres_schema: str) -> AsyncIterator[Runt
 
 
 async def test_uncommitted_rows_are_invisible_and_a_lock_conflict_is_reported(runtime: Runtime) -> None:
-    """Requirements G6, G7: transactions are isolated; a lock conflict is retried, reported, never hung."""
+    """Requirements G6, G24: transactions are isolated; a lock another transaction holds is named at once."""
     settings = runtime.settings
     async with agent_client(runtime) as agent:
         await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("pa"))
@@ -87,10 +90,10 @@ async def test_uncommitted_rows_are_invisible_and_a_lock_conflict_is_reported(ru
         )
         elapsed = time.monotonic() - started
         assert conflict.is_error is True
-        assert (
-            "temporarily unavailable (transient, 3 attempts); nothing was changed" in conflict.content[0].text
-        )  # type: ignore[union-attr]
-        assert elapsed < 10, "a lock conflict must end within the lock timeout times the attempts"
+        text_ = conflict.content[0].text  # type: ignore[union-attr]
+        assert "locked by another open transaction, transaction pa (open " in text_
+        assert "nothing was changed" in text_
+        assert elapsed < 10, "a lock conflict must end within the lock timeout"
         assert (
             body(await agent.call_tool("guard_commit", {"summary": "a"}, meta=meta("pa")))["status"]
             == "committed"
@@ -104,7 +107,7 @@ async def test_uncommitted_rows_are_invisible_and_a_lock_conflict_is_reported(ru
     assert detail is not None
     assert [(c.tool, c.outcome, c.error_class, c.retries) for c in detail.calls] == [
         ("get_ticket", "ok", None, 0),
-        ("update_ticket", "error", "transient", 2),
+        ("update_ticket", "error", "conflict", 0),
         ("update_ticket", "ok", None, 0),
     ]
 
@@ -112,22 +115,21 @@ async def test_uncommitted_rows_are_invisible_and_a_lock_conflict_is_reported(ru
 async def test_a_lock_conflict_that_clears_is_retried_to_success(
     postgres_url: str, postgres_schema: str
 ) -> None:
-    """Requirement G7: the call's savepoint is rolled back and the call retried; the retry succeeds."""
-    holder: dict[str, Runtime] = {}
+    """Requirement G7: a lock another application holds is waited out: savepoint rolled back, call retried."""
+    settings = pg_settings(postgres_url, postgres_schema)
+    outside = create_engine(postgres_url, search_path=postgres_schema)
+    holder = await outside.connect()
     released: list[str] = []
 
     async def release_on_first_backoff(seconds: float) -> None:
         if not released:
-            released.append("pa")
-            async with agent_client(holder["rt"]) as other:
-                reply = body(await other.call_tool("guard_commit", {"summary": "a"}, meta=meta("pa")))
-                assert reply["status"] == "committed"
+            released.append("outside")
+            await holder.commit()
 
-    runtime = await start(pg_settings(postgres_url, postgres_schema), release_on_first_backoff)
-    holder["rt"] = runtime
+    runtime = await start(settings, release_on_first_backoff)
     try:
+        await holder.execute(text("SELECT status FROM tickets WHERE id = 20 FOR UPDATE"))
         async with agent_client(runtime) as agent:
-            await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "pending"}, meta=meta("pa"))
             result = await agent.call_tool(
                 "update_ticket", {"ticket_id": 20, "status": "hold"}, meta=meta("pb")
             )
@@ -142,6 +144,8 @@ async def test_a_lock_conflict_that_clears_is_retried_to_success(
         assert await committed_status(runtime.settings, 20) == "hold"
     finally:
         await runtime.stop()
+        await holder.close()
+        await outside.dispose()
 
 
 async def test_audit_store_migrates_on_postgres(
@@ -149,7 +153,85 @@ async def test_audit_store_migrates_on_postgres(
 ) -> None:
     engine = create_engine(postgres_url, search_path=postgres_schema)
     try:
-        assert await upgrade(engine) == "0002"
-        assert await upgrade(engine) == "0002"
+        assert await upgrade(engine) == "0003"
+        assert await upgrade(engine) == "0003"
     finally:
         await engine.dispose()
+
+
+async def terminate(settings: GuardSettings, pid: int) -> None:
+    """The database drops one connection, as a restart does for all of them."""
+    engine = create_engine(settings.backend.url, search_path=settings.backend.search_path)
+    try:
+        async with engine.connect() as conn:
+            assert (await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": pid})).scalar() is True
+    finally:
+        await engine.dispose()
+
+
+def server_pid(runtime: Runtime, key: str) -> int:
+    session = runtime.manager._live[key].session  # which server process holds it: what an operator looks up
+    assert isinstance(session, SqlSession)
+    assert session.server_pid is not None
+    return session.server_pid
+
+
+async def test_a_transaction_whose_connection_died_is_reported_lost_and_audited(runtime: Runtime) -> None:
+    """Requirement G21: the agent is told to start over (on a call and on commit); the log says aborted."""
+    manager = runtime.manager
+    for key in ("lost-1", "lost-2"):
+        await manager.call(TxnKey(key, "agent-a"), "update_ticket", {"ticket_id": 21, "status": "pending"})
+        if key == "lost-1":
+            await manager.commit(TxnKey(key, "agent-a"), "parked")
+    assert await committed_status(runtime.settings, 21) == "pending"
+    await manager.call(TxnKey("lost-3", "agent-a"), "update_ticket", {"ticket_id": 20, "status": "hold"})
+    await terminate(runtime.settings, server_pid(runtime, "lost-2"))
+    await terminate(runtime.settings, server_pid(runtime, "lost-3"))
+
+    reply = await manager.call(TxnKey("lost-2", "agent-a"), "get_ticket", {"ticket_id": 20})
+    assert reply.is_error
+    assert reply.ended
+    assert "transaction lost-2 is lost: its database connection broke" in reply.text
+    assert "earlier calls included; nothing was committed. Start a new transaction" in reply.text
+    committed = await manager.commit(TxnKey("lost-3", "agent-a"), "on hold")
+    assert committed.status == "aborted"
+    assert "transaction lost-3 is lost" in committed.message
+    assert manager.live_transactions == []
+    for key in ("lost-2", "lost-3"):
+        found = await manager.audit.get_transaction(key)
+        assert found is not None
+        assert found.transaction.status == "aborted"
+        assert (found.transaction.close_reason or "").startswith("lost: its database connection broke")
+        with pytest.raises(
+            TransactionClosed, match=f"transaction {key} is aborted; use a new transaction key"
+        ):
+            await manager.call(TxnKey(key, "agent-a"), "get_ticket", {"ticket_id": 20})
+    assert await committed_status(runtime.settings, 20) == "open"
+    assert not (await manager.call(TxnKey("lost-4", "agent-a"), "get_ticket", {"ticket_id": 20})).is_error
+
+
+async def test_a_second_guard_under_a_live_instance_name_is_refused(
+    postgres_url: str, postgres_schema: str
+) -> None:
+    """Requirement G23: the advisory lock names the live holder; another name, or this one stopped, starts."""
+    settings = pg_settings(postgres_url, postgres_schema)
+    first = await start(settings, no_sleep)
+    try:
+        await first.manager.call(
+            TxnKey("keep-1", "agent-a"), "update_ticket", {"ticket_id": 21, "status": "hold"}
+        )
+        second = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+        with pytest.raises(
+            InstanceInUse, match=r"instance 'guard-1' is live in another process: process \d+ on "
+        ):
+            await second.start()
+        found = await first.manager.audit.get_transaction("keep-1")
+        assert found is not None
+        assert found.transaction.status == "open"
+        other = settings.model_copy(
+            update={"server": settings.server.model_copy(update={"instance": "guard-2"})}
+        )
+        await (await start(other, no_sleep)).stop()
+    finally:
+        await first.stop()
+    await (await start(settings, no_sleep)).stop()

@@ -9,7 +9,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,7 +20,7 @@ import yaml
 from mcp import Client
 
 from tests.conftest import ROOT
-from tests.guard.conftest import demo_settings, ticket_status
+from tests.guard.conftest import demo_settings, ticket_status, wait_until_ready
 
 INSPECTOR_VERSION = "0.21.2"
 
@@ -67,16 +66,7 @@ def serving(config: Path, port: int, log: Path) -> Iterator[subprocess.Popen[byt
             [sys.executable, "-m", "guard", "serve", "--config", str(config)], stdout=sink, stderr=sink
         )
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert process.poll() is None, log.read_text()
-            try:
-                if httpx2.get(f"http://127.0.0.1:{port}/readyz", timeout=1).status_code == 200:
-                    break
-            except httpx2.TransportError:
-                pass
-            assert time.monotonic() < deadline, "guard serve did not become ready in 30 s"
-            time.sleep(0.05)
+        wait_until_ready(process, port, log.read_text)
         yield process
     finally:
         if process.poll() is None:

@@ -1,0 +1,128 @@
+"""The manager's side of the audit log: what it writes, in which order, and what waits to be written.
+
+The order is what keeps the log truthful after a crash (:mod:`guard.audit`):
+a call is written before its reply (:meth:`Ledger.call` raises when it
+cannot be); a decision to commit before the system of record commits
+(:meth:`Ledger.decision` raises likewise, and the commit is not carried
+out); an outcome the store cannot take now waits in a backlog
+(:mod:`guard.backlog`) that :meth:`Ledger.tidy` retries. A commit whose
+outcome the system of record could not tell yet stays ``committing`` and is
+settled by :meth:`Ledger.tidy` once it can (:mod:`guard.recovery`); the commit
+marks of settled commits are dropped there too, in batches.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from functools import partial
+from typing import Any
+
+from guard.audit import Audit, CallEntry, CommitEntry, TxnRecord
+from guard.backends.base import Backend
+from guard.backlog import AuditBacklog
+from guard.clock import Clock
+from guard.recovery import settle_interrupted
+from guard.tools import ToolSpec
+
+__all__ = ["Ledger"]
+
+log = logging.getLogger(__name__)
+
+
+class Ledger:
+    def __init__(self, audit: Audit, backend: Backend, clock: Clock, instance: str) -> None:
+        self.audit = audit
+        self.backend = backend
+        self.clock = clock
+        self.instance = instance
+        self._backlog = AuditBacklog()
+        self._unsure: set[str] = set()
+        self._marks: set[str] = set()
+
+    def __len__(self) -> int:
+        """Writes waiting for the audit store (0 when the log is complete)."""
+        return len(self._backlog)
+
+    async def settle_previous(self) -> list[TxnRecord]:
+        """At start: settle what a previous process of this instance left unsettled."""
+        return await settle_interrupted(self.audit, self.backend, self.instance, self.clock.now())
+
+    async def call(
+        self,
+        transaction_id: str,
+        seq: int,
+        spec: ToolSpec,
+        arguments: dict[str, Any],
+        error_class: str | None,
+        error_message: str | None,
+        *,
+        ok: bool,
+        started_at: datetime,
+        retries: int = 0,
+        latency_ms: float = 0.0,
+    ) -> None:
+        """Write a call; raises when the store cannot take it (the caller must not answer it as done)."""
+        entry = CallEntry(
+            transaction_id,
+            seq,
+            spec.name,
+            arguments,
+            spec.write,
+            "ok" if ok else "error",
+            error_class,
+            error_message,
+            retries,
+            latency_ms,
+            started_at,
+        )
+        await self.audit.record_call(entry)
+
+    async def decision(self, entry: CommitEntry, record: TxnRecord) -> None:
+        """Write a decision to commit (``committing``); raises when the store cannot take it."""
+        await self.audit.record_commit(entry, record)
+
+    async def attempt(self, entry: CommitEntry, record: TxnRecord) -> None:
+        """Write a commit attempt that left the transaction open (blocked, escalated); waits if it must."""
+        await self._backlog.write(
+            f"commit attempt {entry.attempt} of {record.id}", partial(self.audit.record_commit, entry, record)
+        )
+
+    async def end(
+        self, record: TxnRecord, commit: CommitEntry | None = None, *, marked: bool = False
+    ) -> None:
+        """Write how a transaction ended (with its last commit attempt); waits if it must, never raises.
+
+        ``marked``: the system of record holds a commit mark for it, dropped once this is written.
+        """
+        done = partial(self._marks.add, record.id) if marked else None
+        if commit is None:
+            write = partial(self.audit.update_transaction, record)
+        else:
+            write = partial(self.audit.record_commit, commit, record)
+        await self._backlog.write(f"the end of {record.id}", write, done=done)
+
+    def unsure(self, transaction_id: str) -> None:
+        """A commit whose outcome the system of record could not tell: :meth:`tidy` settles it later."""
+        self._unsure.add(transaction_id)
+
+    async def tidy(self) -> None:
+        """Retry waiting writes, settle commits of unknown outcome, drop commit marks no longer needed."""
+        await self._backlog.retry()
+        if self._unsure and not self._backlog:
+            try:
+                settled = await settle_interrupted(
+                    self.audit, self.backend, self.instance, self.clock.now(), only=set(self._unsure)
+                )
+            except Exception:
+                log.exception("settling commits of unknown outcome failed; the reaper tries again")
+            else:
+                self._unsure.difference_update(r.id for r in settled)
+        if self._marks:
+            done = sorted(self._marks)
+            try:
+                await self.backend.forget(done)
+            except Exception:
+                log.warning("could not drop %d commit marks; the reaper tries again", len(done))
+            else:
+                self._marks.difference_update(done)
