@@ -1,26 +1,30 @@
-"""The commit gate: the ordered judge chain over the end state a transaction would leave.
+"""The commit gate: the judge chain over the end state a transaction would leave, timed and isolated.
 
-The gate asks every judge which rows it needs, fetches them once from the
-pending state (then, for judges that name follow-up rows from what was
-fetched, in a few more rounds: :mod:`judges.rounds`), and runs the judges in
-order over that snapshot and the commit time. The strongest decision wins.
-Fail closed: a judge that raises, that is slower than its timeout, whose rows
-cannot be read, or that keeps naming new rows past the last round, blocks the
-commit with a finding that says so.
-Judges are pure and synchronous and run on a worker thread of a
-:class:`~guard.judge_pool.JudgePool`, so that a runaway judge times out
-instead of stalling the server; a judge that must await a model
-(:class:`judges.AsyncJudge`, e.g. the rubric judge) is awaited under the
-same timeout.
+The gate is a thin wrapper around :class:`judges.JudgeChain`, which reads the
+rows the judges name from the pending state (in rounds: :mod:`judges.rounds`),
+runs the judges in order over that snapshot and the commit time, combines
+their verdicts and fails closed, in its words, for a judge that raises,
+returns no verdict, or cannot say which rows it needs. The gate adds three
+things: the pending state must be read within twice the judge timeout
+(otherwise, or when it cannot be read, the gate blocks as ``gate``); the
+judges run by the gate's execution, below; and the duration is measured
+(:class:`GateResult`).
+
+Synchronous judges run on a worker thread of a :class:`~guard.judge_pool.JudgePool`,
+so that a runaway judge times out instead of stalling the server; a judge
+that must await a model (:class:`judges.AsyncJudge`, e.g. the rubric judge)
+is awaited under the same timeout. A judge slower than its timeout blocks:
+``judge X did not answer within Ns``.
 
 A judge that hangs is isolated (Requirement G22): its thread is written off
 and replaced, so the other judges keep every worker; a judge with too many
 hung evaluations is quarantined, and a pool with too many hung threads is
-exhausted; both block at once, without running the judge (see
-:mod:`guard.judge_pool`). An async judge that times out is cancelled and
-given one more timeout to stop; one that ignores its cancellation is left
-running, recorded as hung, and no longer awaited. :meth:`CommitGate.hung`
-and :meth:`CommitGate.pool_status` report the hung evaluations.
+exhausted; both block at once, without running the judge, in the pool's
+words (see :mod:`guard.judge_pool`). An async judge that times out is
+cancelled and given one more timeout to stop; one that ignores its
+cancellation is left running, recorded as hung, and no longer awaited.
+:meth:`CommitGate.hung` and :meth:`CommitGate.pool_status` report the hung
+evaluations.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from guard.clock import Clock, SystemClock
 from guard.judge_pool import HungEvaluation, JudgePool, PoolStatus, Refusal
@@ -43,14 +47,13 @@ from judges import (
     Effect,
     Finding,
     Judge,
+    JudgeChain,
+    JudgeRefused,
     Query,
     Severity,
     StateReader,
     StateSnapshot,
     Verdict,
-    combine,
-    gather,
-    is_async,
 )
 
 if TYPE_CHECKING:
@@ -66,10 +69,6 @@ class GateResult:
     verdict: Verdict
     effects: tuple[Effect, ...]
     duration_ms: float
-
-
-def _failure(judge: str, message: str) -> Verdict:
-    return Verdict.of([Finding(judge=judge, severity=Severity.BLOCK, message=message)])
 
 
 class CommitGate:
@@ -89,17 +88,20 @@ class CommitGate:
         max_hung_per_judge: int = 2,
         clock: Clock | None = None,
     ) -> None:
-        names = [j.name for j in judges]
-        duplicates = sorted({n for n in names if names.count(n) > 1})
-        if duplicates:
-            raise ValueError(f"judge names must be unique: {', '.join(duplicates)}")
-        self.judges = tuple(judges)
         self.judge_timeout_s = judge_timeout_s
         self._clock = clock or SystemClock()
         self._pool = JudgePool(
             workers=workers, max_hung=max_hung, max_hung_per_judge=max_hung_per_judge, clock=self._clock
         )
         self._close = weakref.finalize(self, self._pool.close)
+        try:
+            self._chain = JudgeChain(
+                judges, name="gate", execution=_PoolExecution(self._pool, judge_timeout_s, self._clock)
+            )
+        except ValueError:
+            self._close()
+            raise
+        self.judges = self._chain.judges
 
     @classmethod
     def from_settings(
@@ -128,81 +130,97 @@ class CommitGate:
         """The chain's verdict on ``effects``; ``now`` is the commit time (the guard's clock) judges see."""
         started = time.perf_counter()
         effects = tuple(effects)
-
-        async def fetch(queries: Sequence[Query]) -> StateSnapshot:
-            return await asyncio.wait_for(reader.fetch(queries), timeout=self.judge_timeout_s * 2)
-
         try:
-            gathered = await gather(self.judges, effects, fetch)
-        except Exception as exc:
-            log.exception("reading the pending state for the judges failed")
-            verdict = _failure("gate", f"could not read the pending state for the judges: {exc}")
-            return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
-        context = CommitContext(transaction_id, effects, tuple(calls), summary, gathered.snapshot, now)
-        verdicts: list[Verdict] = []
-        for judge in self.judges:
-            problem = gathered.failures.get(judge.name)
-            if problem is not None:
-                verdicts.append(_failure(judge.name, f"judge {judge.name} failed: {problem}"))
-            else:
-                verdicts.append(await self._run(judge, context))
-        return GateResult(combine(verdicts), effects, (time.perf_counter() - started) * 1000)
-
-    async def _run(self, judge: Judge | AsyncJudge, context: CommitContext) -> Verdict:
-        try:
-            if is_async(judge):
-                verdict = await self._awaited(cast(AsyncJudge, judge), context)
-            else:
-                verdict = await self._threaded(cast(Judge, judge), context)
-        except TimeoutError:
-            log.error("judge %s did not answer within %.1fs", judge.name, self.judge_timeout_s)
-            return _failure(judge.name, f"judge {judge.name} did not answer within {self.judge_timeout_s:g}s")
-        except Exception as exc:
-            log.exception("judge %s raised", judge.name)
-            return _failure(judge.name, f"judge {judge.name} failed: {type(exc).__name__}: {exc}")
-        if isinstance(verdict, Refusal):
-            return Verdict.of(
-                [Finding(judge.name, Severity.BLOCK, verdict.message, evidence=verdict.evidence)]
+            verdict = await self._chain.run(
+                _BoundedReader(reader, self.judge_timeout_s * 2),
+                effects,
+                transaction_id=transaction_id,
+                calls=calls,
+                summary=summary,
+                now=now,
             )
-        if not isinstance(verdict, Verdict):
-            kind = type(verdict).__name__
-            return _failure(judge.name, f"judge {judge.name} returned {kind}, not a Verdict")
-        return verdict
+        except Exception as exc:  # the chain fails closed for each judge; only reading the state raises
+            log.exception("reading the pending state for the judges failed")
+            message = f"could not read the pending state for the judges: {exc}"
+            verdict = Verdict.of([Finding("gate", Severity.BLOCK, message)])
+        return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
 
-    async def _threaded(self, judge: Judge, context: CommitContext) -> object:
+    def hung(self) -> tuple[HungEvaluation, ...]:
+        """The judge evaluations that hang now (gave up on, still running), oldest first; read-only."""
+        return self._pool.hung()
+
+    def pool_status(self) -> PoolStatus:
+        """The judge pool's threads, hung evaluations, quarantined judges and exhaustion; read-only."""
+        return self._pool.status()
+
+    def close(self) -> None:
+        """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""
+        self._close()
+
+
+class _BoundedReader:
+    """``reader``, each fetch within ``timeout_s``."""
+
+    def __init__(self, reader: StateReader, timeout_s: float) -> None:
+        self._reader = reader
+        self._timeout_s = timeout_s
+
+    async def fetch(self, queries: Sequence[Query]) -> StateSnapshot:
+        return await asyncio.wait_for(self._reader.fetch(queries), timeout=self._timeout_s)
+
+
+class _PoolExecution:
+    """The gate's :class:`judges.Execution`: sync judges on the pool's threads, each kind under the timeout.
+
+    A judge the pool turns away, or that does not answer in time, is a :class:`judges.JudgeRefused`.
+    """
+
+    def __init__(self, pool: JudgePool, timeout_s: float, clock: Clock) -> None:
+        self._pool = pool
+        self._timeout_s = timeout_s
+        self._clock = clock
+
+    async def run_sync(self, judge: Judge, context: CommitContext) -> object:
         """``judge(context)`` on a pool thread; on timeout the pool writes the evaluation off."""
         job = self._pool.submit(judge.name, context.transaction_id, judge, context)
         if isinstance(job, Refusal):
-            return job
+            raise JudgeRefused(job.message, job.evidence)
         try:
-            return await asyncio.wait_for(job.future, timeout=self.judge_timeout_s)
-        except TimeoutError:
+            return await asyncio.wait_for(job.future, timeout=self._timeout_s)
+        except TimeoutError as exc:
             self._pool.write_off(job)
-            raise
+            raise self._timed_out(judge.name) from exc
         except asyncio.CancelledError:
             self._pool.cancel(job)
             raise
 
-    async def _awaited(self, judge: AsyncJudge, context: CommitContext) -> object:
+    async def run_async(self, judge: AsyncJudge, context: CommitContext) -> object:
         """``judge.evaluate(context)`` as a task, never awaited past its timeout plus one more to stop."""
         refusal = self._pool.refusal(judge.name, thread=False)
         if refusal is not None:
-            return refusal
+            raise JudgeRefused(refusal.message, refusal.evidence)
         started = self._clock.monotonic()
         task = asyncio.ensure_future(judge.evaluate(context))
         try:
-            done, _ = await asyncio.wait((task,), timeout=self.judge_timeout_s)
+            done, _ = await asyncio.wait((task,), timeout=self._timeout_s)
         except asyncio.CancelledError:
             task.cancel()
             raise
         if done:
-            return task.result()
+            try:
+                return task.result()
+            except TimeoutError as exc:
+                raise self._timed_out(judge.name) from exc
         task.cancel()
         try:
-            await asyncio.wait((task,), timeout=self.judge_timeout_s)
+            await asyncio.wait((task,), timeout=self._timeout_s)
         finally:
             self._abandon(judge.name, context.transaction_id, task, started)
-        raise TimeoutError
+        raise self._timed_out(judge.name)
+
+    def _timed_out(self, judge: str) -> JudgeRefused:
+        log.error("judge %s did not answer within %.1fs", judge, self._timeout_s)
+        return JudgeRefused(f"judge {judge} did not answer within {self._timeout_s:g}s")
 
     def _abandon(
         self, judge: str, transaction_id: str, task: asyncio.Future[Verdict], started: float
@@ -218,18 +236,6 @@ class CommitGate:
             _retrieve(finished)
 
         task.add_done_callback(ended)
-
-    def hung(self) -> tuple[HungEvaluation, ...]:
-        """The judge evaluations that hang now (gave up on, still running), oldest first; read-only."""
-        return self._pool.hung()
-
-    def pool_status(self) -> PoolStatus:
-        """The judge pool's threads, hung evaluations, quarantined judges and exhaustion; read-only."""
-        return self._pool.status()
-
-    def close(self) -> None:
-        """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""
-        self._close()
 
 
 def _retrieve(task: asyncio.Future[Verdict]) -> None:

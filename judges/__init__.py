@@ -18,7 +18,15 @@ from judges.canonical import (
     diff_states,
     state_hash,
 )
-from judges.chain import AsyncJudge, JudgeChain, is_async, judge_failure
+from judges.chain import (
+    INLINE,
+    AsyncJudge,
+    Execution,
+    Inline,
+    JudgeChain,
+    is_async,
+    judge_failure,
+)
 from judges.classify import (
     Classification,
     ErrorClass,
@@ -41,7 +49,9 @@ from judges.effects import (
     fold_changes,
 )
 from judges.errors import (
+    CommitTimeUnknown,
     ConfigError,
+    JudgeRefused,
     JudgesError,
     ModelError,
     RubricBudgetError,
@@ -76,16 +86,19 @@ from judges.verdict import (
     Severity,
     Verdict,
     combine,
+    commit_time,
 )
 
 __all__ = [
     "DEFAULT_CLAIMS",
+    "INLINE",
     "MAX_ROUNDS",
     "AsyncJudge",
     "CallRecord",
     "CanonicalState",
     "Classification",
     "CommitContext",
+    "CommitTimeUnknown",
     "ConfigError",
     "Decision",
     "DiffEntry",
@@ -93,13 +106,16 @@ __all__ = [
     "Effect",
     "EffectKind",
     "ErrorClass",
+    "Execution",
     "FailedWriteJudge",
     "Finding",
     "FollowUp",
     "Gathered",
+    "Inline",
     "Judge",
     "JudgeChain",
     "JudgeFactory",
+    "JudgeRefused",
     "JudgeRegistry",
     "JudgesError",
     "MemoryState",
@@ -136,6 +152,7 @@ __all__ = [
     "classify_sqlstate",
     "classify_tool_error",
     "combine",
+    "commit_time",
     "default_registry",
     "diff_fields",
     "diff_states",

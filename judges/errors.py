@@ -10,9 +10,12 @@ once, with ``raise ... from exc``.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 __all__ = [
+    "CommitTimeUnknown",
     "ConfigError",
+    "JudgeRefused",
     "JudgesError",
     "ModelError",
     "RubricBudgetError",
@@ -102,3 +105,20 @@ class ModelError(RubricError):
         self.status_code = status_code
         self.headers = dict(headers or {})
         super().__init__(message)
+
+
+class CommitTimeUnknown(JudgesError):
+    """A judge needs the commit time and the caller gave none (``CommitContext.now`` is None)."""
+
+
+class JudgeRefused(JudgesError):
+    """Raised by an :class:`~judges.chain.Execution` that did not run a judge to an answer.
+
+    (It timed out, or it was turned away.) ``message`` is the blocking
+    finding's text as it stands; ``evidence`` goes with it.
+    """
+
+    def __init__(self, message: str, evidence: Mapping[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.evidence: Mapping[str, Any] = dict(evidence or {})

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
 
 from judges.effects import Effect
+from judges.errors import CommitTimeUnknown
 from judges.state import Query, StateSnapshot
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "Severity",
     "Verdict",
     "combine",
+    "commit_time",
 ]
 
 
@@ -192,3 +194,10 @@ class NamesTables(Protocol):
 
     @property
     def tables_named(self) -> frozenset[str]: ...
+
+
+def commit_time(context: CommitContext) -> datetime:
+    """The commit time a judge measures its windows from; :class:`CommitTimeUnknown` when there is none."""
+    if context.now is None:
+        raise CommitTimeUnknown("the commit time is not known (the gate was given no clock)")
+    return context.now

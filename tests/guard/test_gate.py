@@ -19,6 +19,7 @@ from judges import (
     Effect,
     EffectKind,
     Finding,
+    JudgeChain,
     MemoryState,
     Query,
     Severity,
@@ -191,6 +192,36 @@ async def test_a_judge_naming_rows_past_the_last_round_blocks_and_is_named() -> 
     assert verdict.decision is Decision.BLOCK
     assert [f.judge for f in verdict.findings] == ["before", "endless"]
     assert verdict.findings[1].message == "judge endless failed: it still named rows to read after 4 rounds"
+
+
+class NotAVerdict(Raising):
+    name = "not_a_verdict"
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        return True  # type: ignore[return-value]
+
+
+@pytest.mark.parametrize(
+    ("judge", "message"),
+    [
+        (Raising(), "judge raising failed: ZeroDivisionError: oops"),
+        (BadQueries(), "judge bad-queries failed: KeyError: 'order_id'"),
+        (NotAVerdict(), "judge not_a_verdict returned bool, not a Verdict"),
+        (Endless(), "judge endless failed: it still named rows to read after 4 rounds"),
+    ],
+)
+async def test_the_gate_and_the_chain_fail_a_judge_in_the_same_words(judge: object, message: str) -> None:
+    """Requirement G5: a judge that raises, returns no verdict or cannot say which rows it needs
+    blocks with the same finding whether the commit gate or the judge chain runs it."""
+    state = MemoryState({"shipments": SHIPMENTS, "orders": []})
+    verdict = await evaluate(Fixed("before", Severity.WARN), judge, state=state)
+    chain = JudgeChain([Fixed("before", Severity.WARN), judge])  # type: ignore[list-item]
+    assert await chain.run(state, [EFFECT], transaction_id="t1") == verdict
+    assert verdict.decision is Decision.BLOCK
+    assert [(f.judge, f.severity, f.message) for f in verdict.findings] == [
+        ("before", Severity.WARN, "before says warn"),
+        (judge.name, Severity.BLOCK, message),  # type: ignore[attr-defined]
+    ]
 
 
 TIMEOUT_S = 0.05

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import pytest
 
 from judges import (
+    AsyncJudge,
     CommitContext,
     Decision,
     Effect,
     EffectKind,
     Finding,
+    Judge,
     JudgeChain,
+    JudgeRefused,
     MemoryState,
     Query,
     Severity,
     StateSnapshot,
     Verdict,
+    commit_time,
 )
 
 EFFECT = Effect(
@@ -135,19 +140,19 @@ def test_queries_are_gathered_once_in_order() -> None:
 
 
 @pytest.mark.parametrize(
-    ("judge", "problem"),
+    ("judge", "message"),
     [
-        (Crashes(), "RuntimeError: boom"),
-        (NoQueries(), "LookupError: cannot say"),
-        (NotAVerdict(), "it returned a bool, not a Verdict"),
+        (Crashes(), "judge crashes failed: RuntimeError: boom"),
+        (NoQueries(), "judge no_queries failed: LookupError: cannot say"),
+        (NotAVerdict(), "judge not_a_verdict returned bool, not a Verdict"),
     ],
 )
-def test_a_judge_that_cannot_decide_blocks(judge: object, problem: str) -> None:
+def test_a_judge_that_cannot_decide_blocks(judge: object, message: str) -> None:
     verdict = JudgeChain([warn("a"), judge]).__call__(CommitContext("t", (EFFECT,)))  # type: ignore[list-item]
     assert verdict.decision is Decision.BLOCK
     blocking = verdict.findings[-1]
     assert blocking.severity is Severity.BLOCK
-    assert blocking.message == f"judge {judge.name} could not decide: {problem}"  # type: ignore[attr-defined]
+    assert blocking.message == message
 
 
 def test_a_judge_reading_rows_it_did_not_declare_blocks() -> None:
@@ -174,9 +179,80 @@ async def test_async_judges_run_on_the_async_path_only() -> None:
     assert (await chain.evaluate(context)).findings[0].message == "looked"
     verdict = chain(context)
     assert verdict.decision is Decision.BLOCK
-    assert "needs the async path" in verdict.findings[0].message
+    refused = "judge slow was not run: it needs the async path (JudgeChain.evaluate)"
+    assert verdict.findings[0].message == refused
 
 
 def test_judge_names_are_unique() -> None:
     with pytest.raises(ValueError, match="repeated: a"):
         JudgeChain([warn("a"), warn("a")])
+
+
+class Dated:
+    """Reads the commit time, as every judge with a time window does."""
+
+    name = "dated"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        return Verdict.of(
+            [Finding(self.name, Severity.WARN, f"judged at {commit_time(context).isoformat()}")]
+        )
+
+
+def test_a_judge_needing_the_commit_time_blocks_when_there_is_none() -> None:
+    """Requirement G5: a judge that needs the commit time and is given none blocks; it never reads the
+    wall clock."""
+    chain = JudgeChain([Dated(), warn("w")])
+    at = datetime(2025, 10, 1, 13, tzinfo=UTC)
+    assert [f.message for f in chain(CommitContext("t", (EFFECT,), now=at)).findings] == [
+        "judged at 2025-10-01T13:00:00+00:00",
+        "w noticed",
+    ]
+    verdict = chain(CommitContext("t", (EFFECT,)))
+    assert verdict.decision is Decision.BLOCK
+    assert [(f.judge, f.severity, f.message) for f in verdict.findings] == [
+        (
+            "dated",
+            Severity.BLOCK,
+            "judge dated failed: CommitTimeUnknown: the commit time is not known "
+            "(the gate was given no clock)",
+        ),
+        ("w", Severity.WARN, "w noticed"),
+    ]
+
+
+class Turnstile:
+    """An execution that turns ``refused`` away and runs the others inline, noting how it ran each."""
+
+    def __init__(self, refused: str) -> None:
+        self.refused = refused
+        self.ran: list[tuple[str, str]] = []
+
+    async def run_sync(self, judge: Judge, context: CommitContext) -> object:
+        self.ran.append(("sync", judge.name))
+        if judge.name == self.refused:
+            raise JudgeRefused(f"judge {judge.name} was turned away", {"gate": "closed"})
+        return judge(context)
+
+    async def run_async(self, judge: AsyncJudge, context: CommitContext) -> object:
+        self.ran.append(("async", judge.name))
+        return await judge.evaluate(context)
+
+
+async def test_the_execution_runs_each_judge_and_a_refusal_blocks_in_its_own_words() -> None:
+    """Requirement G5: a judge its execution does not run to an answer blocks, with the execution's text
+    and evidence; the judges beside it run, each by the execution, in chain order."""
+    turnstile = Turnstile(refused="b")
+    chain = JudgeChain([warn("a"), warn("b"), Slow(), Crashes()], execution=turnstile)
+    verdict = await chain.run(MemoryState({}), [EFFECT], transaction_id="t")
+    assert turnstile.ran == [("sync", "a"), ("sync", "b"), ("async", "slow"), ("sync", "crashes")]
+    assert verdict.decision is Decision.BLOCK
+    assert [(f.judge, f.severity, f.message, dict(f.evidence)) for f in verdict.findings] == [
+        ("a", Severity.WARN, "a noticed", {}),
+        ("b", Severity.BLOCK, "judge b was turned away", {"gate": "closed"}),
+        ("slow", Severity.WARN, "looked", {}),
+        ("crashes", Severity.BLOCK, "judge crashes failed: RuntimeError: boom", {}),
+    ]

@@ -186,7 +186,7 @@ async def test_a_chain_runs_the_rounds_and_blocks_for_a_judge_past_the_limit() -
     assert verdict.decision is Decision.BLOCK
     assert [f.message for f in verdict.findings] == [
         "manager E2 is on leave",
-        f"judge endless could not decide: it still named rows to read after {MAX_ROUNDS} rounds",
+        f"judge endless failed: it still named rows to read after {MAX_ROUNDS} rounds",
     ]
 
 

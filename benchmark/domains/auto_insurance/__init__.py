@@ -27,7 +27,7 @@ from types import MappingProxyType
 
 from benchmark.domains.auto_insurance import billing, claims, crm, drivers, lookup, policy, vehicles
 from benchmark.domains.auto_insurance.common import SCENARIO_NOW
-from benchmark.domains.auto_insurance.judges import domain_judges
+from benchmark.domains.auto_insurance.judges import auto_insurance_judges
 from benchmark.domains.auto_insurance.schema import (
     DOMAIN_NAME,
     TABLE_DEFS,
@@ -38,7 +38,6 @@ from benchmark.domains.auto_insurance.schema import (
 )
 from benchmark.domains.base import Domain
 from benchmark.domains.knowledge import register_policy_search
-from guard.clock import FixedClock
 
 __all__ = ["DOMAIN"]
 
@@ -55,5 +54,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
-    judges=domain_judges(FixedClock(SCENARIO_NOW)),
+    judges=auto_insurance_judges(),
 )

@@ -59,5 +59,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
-    judges=booking_judges(lambda: SCENARIO_NOW),
+    judges=booking_judges(),
 )

@@ -57,5 +57,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
     documents=documents,
-    judges=neobank_judges(lambda: SCENARIO_NOW),
+    judges=neobank_judges(),
 )

@@ -47,5 +47,5 @@ DOMAIN = Domain(
     scenario_now=SCENARIO_NOW,
     search_tool="search_policy",
     documents=documents,
-    judges=retail_judges(lambda: SCENARIO_NOW),
+    judges=retail_judges(),
 )

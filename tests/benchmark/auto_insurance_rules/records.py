@@ -8,6 +8,7 @@ the gate does (queries first, then the verdict).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from typing import Any
 
 from judges import CommitContext, Effect, EffectKind, Judge, MemoryState, Verdict, diff_fields
@@ -52,9 +53,14 @@ def ticket(key: str = "6", **fields: Any) -> Row:
 
 
 def judge(
-    one: Judge, effects: Sequence[Effect], tables: Mapping[str, Iterable[Mapping[str, Any]]] | None = None
+    one: Judge,
+    effects: Sequence[Effect],
+    tables: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+    *,
+    now: datetime | None = None,
 ) -> Verdict:
+    """``one``'s verdict on ``effects`` over ``tables``, at the commit time ``now``."""
     state = MemoryState(tables or {})
     effects = tuple(effects)
-    context = CommitContext("t-1", effects, state=state.snapshot(one.queries(effects)))
+    context = CommitContext("t-1", effects, state=state.snapshot(one.queries(effects)), now=now)
     return one(context)

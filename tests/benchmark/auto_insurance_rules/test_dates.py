@@ -1,4 +1,4 @@
-"""The date rules on other clocks: "today" is the clock's, never a date written into the rules."""
+"""The date rules at other commit times: "today" is the commit's, never a date written into the rules."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 from benchmark.domains.auto_insurance.judges import DateRulesJudge, rule_pack
-from guard.clock import FixedClock
 from judges import Effect
 from tests.benchmark.auto_insurance_rules.records import inserted, judge, updated
 
@@ -16,7 +15,7 @@ SPRING = "2026-03-01T09:30:00+00:00"
 
 
 def rules(at: str, *effects: Effect, **tables: Any) -> list[str | None]:
-    verdict = judge(DateRulesJudge(FixedClock(at)), effects, tables)
+    verdict = judge(DateRulesJudge(), effects, tables, now=datetime.fromisoformat(at))
     return [finding.rule for finding in verdict.findings]
 
 
@@ -125,5 +124,5 @@ def test_backdating_a_vehicle_follows_the_state_and_the_window() -> None:
 def test_the_date_judge_asks_for_the_rows_the_pack_already_looks_up() -> None:
     added = inserted("vehicles", {"id": "VEH-2", "policy_id": "POL-1", "effective_date": "2026-03-01"})
     pack_queries = set(rule_pack().queries((added,)))
-    date_queries = DateRulesJudge(FixedClock(datetime.fromisoformat(SPRING))).queries((added,))
+    date_queries = DateRulesJudge().queries((added,))
     assert set(date_queries) <= pack_queries

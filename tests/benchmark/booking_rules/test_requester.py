@@ -55,7 +55,7 @@ def _ticket(requester: str, *tags: str) -> Effect:
 
 
 def _requester_findings(effect: Effect) -> list[str]:
-    judge = TicketOutcomeJudge(lambda: NOW)
+    judge = TicketOutcomeJudge()
     gathered = gather_memory([judge], (effect,), MemoryState(_TABLES))
     assert gathered.failures == {}
     assert gathered.rounds == 2

@@ -154,13 +154,13 @@ def judge(
     chain = _chain()
     gathered = gather_memory(chain, tuple(effects), state)
     assert gathered.failures == {}
-    context = CommitContext("t-1", tuple(effects), (), "", gathered.snapshot)
+    context = CommitContext("t-1", tuple(effects), (), "", gathered.snapshot, NOW)
     return [finding for judge in chain for finding in judge(context).findings]
 
 
 @cache
 def _chain() -> tuple[Judge, ...]:
-    return neobank_judges(lambda: NOW)
+    return neobank_judges()
 
 
 def rules(findings: Sequence[Finding], severity: str = "block") -> set[str]:

@@ -48,6 +48,7 @@ async def test_each_judge_alone_on_a_golden_commit(
     assert effects
     state = MemoryState(after)
     for judge in neobank_domain.judges:
-        context = CommitContext("t", effects, (), "", gather_memory([judge], effects, state).snapshot)
+        snapshot = gather_memory([judge], effects, state).snapshot
+        context = CommitContext("t", effects, (), "", snapshot, neobank_domain.scenario_now)
         verdict = judge(context)
         assert [f for f in verdict.findings if f.severity.value == "block"] == [], judge.name

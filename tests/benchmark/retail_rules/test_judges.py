@@ -67,7 +67,7 @@ def judge_commit(
     state = MemoryState({"zendesk_users": [], "customer_profiles": [], **tables})
     gathered = gather_memory([judge], tuple(effects), state)
     assert gathered.failures == {}
-    verdict = judge(CommitContext("t", tuple(effects), tuple(calls), "", gathered.snapshot))
+    verdict = judge(CommitContext("t", tuple(effects), tuple(calls), "", gathered.snapshot, NOW))
     return [(f.rule, f.severity, f.message) for f in verdict.findings]
 
 
@@ -201,7 +201,7 @@ def _order(status: str, placed: str) -> Row:
 )
 def test_orders_change_within_two_hours_of_being_placed(status: str, placed: str, rules: list[str]) -> None:
     effect = update("orders", "ORD-1", _order(status, placed), shipping_speed="expedited")
-    found = judge_commit(WorkflowJudge(lambda: NOW), [effect], {})
+    found = judge_commit(WorkflowJudge(), [effect], {})
     assert [rule for rule, *_ in found] == rules
 
 
@@ -235,7 +235,7 @@ def test_corrective_service_only_within_the_workmanship_warranty(ends: str, rule
     effect = update(
         "installation_jobs", "JOB-1", job, status="scheduled", scheduled_date="2025-10-03T10:00:00Z"
     )
-    found = judge_commit(WorkflowJudge(lambda: NOW), [effect], {"customer_profiles": [profile("standard")]})
+    found = judge_commit(WorkflowJudge(), [effect], {"customer_profiles": [profile("standard")]})
     assert [rule for rule, *_ in found] == ["workmanship-warranty-window" for _ in rules]
 
 

@@ -8,8 +8,8 @@ Three judges, in chain order:
   eligibility, claim classification;
 * :class:`TicketAgreementJudge` (``auto_insurance_tickets``): a change and the ticket that
   documents it agree, across records;
-* :class:`DateRulesJudge` (``auto_insurance_dates``): the rules relative to today, on the
-  clock it is given.
+* :class:`DateRulesJudge` (``auto_insurance_dates``): the rules relative to today, the day of
+  the commit time the gate gives.
 
 None of them reads golden data: they see the transaction's effects and the pending state, as
 a production deployment does.
@@ -21,10 +21,9 @@ from pathlib import Path
 
 from benchmark.domains.auto_insurance.judges.dates import DateRulesJudge
 from benchmark.domains.auto_insurance.judges.tickets import TicketAgreementJudge
-from guard.clock import Clock
 from judges import Judge, RulePack, load_rule_pack
 
-__all__ = ["RULES", "DateRulesJudge", "TicketAgreementJudge", "domain_judges", "rule_pack"]
+__all__ = ["RULES", "DateRulesJudge", "TicketAgreementJudge", "auto_insurance_judges", "rule_pack"]
 
 RULES = Path(__file__).resolve().parent.parent / "rules.yaml"
 """The domain's rule pack."""
@@ -35,6 +34,6 @@ def rule_pack() -> RulePack:
     return load_rule_pack(RULES)
 
 
-def domain_judges(clock: Clock) -> tuple[Judge, ...]:
-    """The domain's judges in chain order, the date rules on ``clock``."""
-    return (rule_pack(), TicketAgreementJudge(), DateRulesJudge(clock))
+def auto_insurance_judges() -> tuple[Judge, ...]:
+    """The domain's judges in chain order; the date rules run on the commit time the gate gives."""
+    return (rule_pack(), TicketAgreementJudge(), DateRulesJudge())

@@ -1,9 +1,9 @@
-"""The date rules: what the policy says about dates relative to today, on the clock the gate is given.
+"""The date rules: what the policy says about dates relative to today, the commit's day.
 
-A rule pack has no clock, so the rules that need "today" live here. The
-judge takes a :class:`~guard.clock.Clock`: the system clock in production,
-the scenario's frozen clock (2025-10-01T13:00Z) in the benchmark, whose
-world runs at that time.
+The rules that need "today" live here, in Python. Today is the date of the
+commit time the gate gives the judges (:func:`judges.commit_time`): the
+guard's clock, the scenario's frozen clock (2025-10-01T13:00Z) in the
+benchmark, whose world runs at that time.
 
 * ``extension-due-date`` — an extension moves the due date to today + 10 days (§9.1, §9.2);
 * ``vehicle-effective-date`` — no backdating in CA and NY; in TX and FL back to the
@@ -33,8 +33,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from benchmark.domains.auto_insurance.judges.actions import Action, actions_of, as_date
-from guard.clock import Clock
-from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict, commit_time
 
 __all__ = ["DateRulesJudge"]
 
@@ -79,7 +78,6 @@ _QUERIES: Mapping[str, tuple[Callable[[Mapping[str, Any]], Query], ...]] = {
 class DateRulesJudge:
     """The policy's rules relative to today (see the module docstring)."""
 
-    clock: Clock
     name: str = "auto_insurance_dates"
     severity: Severity = Severity.BLOCK
 
@@ -91,7 +89,7 @@ class DateRulesJudge:
         return list(wanted)
 
     def __call__(self, context: CommitContext) -> Verdict:
-        now = self.clock.now()
+        now = commit_time(context)
         findings: list[Finding] = []
         for action in actions_of(context.effects):
             rows = _Rows(context.state, action.row)

@@ -14,8 +14,6 @@ golden data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from benchmark.domains.booking.judges.eligibility import EligibilityJudge
@@ -42,12 +40,12 @@ def booking_rule_pack() -> RulePack:
     return load_rule_pack(RULES_PATH)
 
 
-def booking_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
-    """The booking judges in chain order; ``now`` is the business clock the time windows use."""
+def booking_judges() -> tuple[Judge, ...]:
+    """The booking judges in chain order; the time windows run from the commit time the gate gives."""
     return (
         booking_rule_pack(),
-        EligibilityJudge(now),
-        MoneyJudge(now),
-        TicketOutcomeJudge(now),
-        TicketFieldsJudge(now),
+        EligibilityJudge(),
+        MoneyJudge(),
+        TicketOutcomeJudge(),
+        TicketFieldsJudge(),
     )

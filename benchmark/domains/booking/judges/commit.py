@@ -24,7 +24,7 @@ one ticket carrying the first booking's reference and the group id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -300,12 +300,9 @@ def _first(state: StateSnapshot, table: str, **where: Any) -> Row | None:
 
 
 class CommitJudge:
-    """What the booking judges share: the business clock their windows use, and the rows they read."""
+    """What the booking judges share: the rows they read (their windows run from the commit time)."""
 
     name: str
-
-    def __init__(self, now: Callable[[], datetime]) -> None:
-        self._now = now
 
     def queries(self, effects: Sequence[Effect]) -> list[Query]:
         return commit_queries(effects)

@@ -36,7 +36,7 @@ from benchmark.domains.booking.judges.commit import (
 )
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import group_needs_hotel, parse_moment, same_day_needs_hotel
-from judges import CommitContext, Finding, Verdict
+from judges import CommitContext, Finding, Verdict, commit_time
 
 __all__ = ["EligibilityJudge"]
 
@@ -47,8 +47,8 @@ class EligibilityJudge(CommitJudge):
     name = "booking_eligibility"
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects, context.state)
-        now = self._now()
         findings: list[Finding] = []
         reported: set[tuple[str, str]] = set()
         findings.extend(self._availability(commit))

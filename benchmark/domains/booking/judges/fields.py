@@ -39,7 +39,7 @@ from benchmark.domains.booking.judges.policy import (
     money,
     parse_moment,
 )
-from judges import CommitContext, Effect, Finding, Verdict
+from judges import CommitContext, Effect, Finding, Verdict, commit_time
 
 __all__ = ["TicketFieldsJudge"]
 
@@ -53,8 +53,8 @@ class TicketFieldsJudge(CommitJudge):
     name = "booking_ticket_fields"
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects, context.state)
-        now = self._now()
         findings: list[Finding] = []
         for ticket in commit.tickets:
             if ticket.row.get("status") not in RESOLVING:

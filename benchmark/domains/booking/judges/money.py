@@ -42,7 +42,7 @@ from benchmark.domains.booking.judges.policy import (
     round_cents,
     special_request_fees,
 )
-from judges import CommitContext, Effect, Finding, Verdict
+from judges import CommitContext, Effect, Finding, Verdict, commit_time
 
 __all__ = ["MoneyJudge"]
 
@@ -74,8 +74,8 @@ class MoneyJudge(CommitJudge):
     name = "booking_money"
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects, context.state)
-        now = self._now()
         findings: list[Finding] = []
         for case in self._cases(commit):
             if case.changes:

@@ -42,6 +42,7 @@ record the outcome. Rules (judge ``booking_tickets``):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from benchmark.domains.booking.judges.commit import (
     RESOLVING,
@@ -54,7 +55,7 @@ from benchmark.domains.booking.judges.commit import (
 from benchmark.domains.booking.judges.findings import finding
 from benchmark.domains.booking.judges.policy import CENT, money
 from benchmark.domains.zendesk.judging import tickets_not_created_open
-from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict, commit_time
 
 __all__ = ["TicketOutcomeJudge"]
 
@@ -87,6 +88,7 @@ class TicketOutcomeJudge(CommitJudge):
         return requester_queries(effects, state)
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects, context.state)
         findings = self._documented(commit)
         if not commit.tickets:
@@ -96,7 +98,7 @@ class TicketOutcomeJudge(CommitJudge):
             if ticket.row.get("status") not in RESOLVING:
                 continue  # ticket-status-at-resolution (rules.yaml) reports it
             findings.extend(self._refund_amount(commit, ticket))
-            findings.extend(self._outcome(commit, ticket))
+            findings.extend(self._outcome(commit, ticket, now))
             findings.extend(self._escalation_reason(commit, ticket))
         findings.extend(self._escalations(commit))
         findings.extend(tickets_not_created_open(self.name, context.calls))
@@ -228,7 +230,7 @@ class TicketOutcomeJudge(CommitJudge):
         ]
 
     # --- ticket-outcome ---------------------------------------------------------------------------
-    def _outcome(self, commit: Commit, ticket: Effect) -> list[Finding]:
+    def _outcome(self, commit: Commit, ticket: Effect, now: datetime) -> list[Finding]:
         changes = commit.changes_of(ticket)
         refunds = commit.payments_of(ticket, "refund")
         charges = commit.payments_of(ticket, "charge")
@@ -246,7 +248,7 @@ class TicketOutcomeJudge(CommitJudge):
             allowed_requests = {"cancel-booking"}
             if refunded > CENT:
                 allowed_resolutions = {"refund-partial"}
-                if all(commit.cancellation(c, self._now())[1] >= 1.0 for c in cancelled):
+                if all(commit.cancellation(c, now)[1] >= 1.0 for c in cancelled):
                     allowed_resolutions.add("refund-full")
             else:
                 allowed_resolutions = {"modification-completed", "policy-applied-no-action"}

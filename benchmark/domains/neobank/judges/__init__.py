@@ -16,8 +16,6 @@ rows of the pending state; never golden data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from benchmark.domains.neobank.judges.access import AccessPolicyJudge
@@ -46,13 +44,13 @@ def neobank_rule_pack() -> RulePack:
     return load_rule_pack(RULES_PATH)
 
 
-def neobank_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
-    """The neobank judges in chain order; ``now`` is the business clock the time rules use."""
+def neobank_judges() -> tuple[Judge, ...]:
+    """The neobank judges in chain order; the time rules run from the commit time the gate gives."""
     return (
         neobank_rule_pack(),
         ConversationJudge(),
         TicketWorkJudge(),
-        AccessPolicyJudge(now),
-        DeviceJudge(now),
+        AccessPolicyJudge(),
+        DeviceJudge(),
         SecurityOpsJudge(),
     )

@@ -33,7 +33,7 @@ dashboards need the approval §4.2 names.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -48,7 +48,7 @@ from benchmark.domains.neobank.judges.policy import (
     provision,
     tool_of,
 )
-from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict, commit_time
 
 __all__ = ["AccessPolicyJudge", "parse_instant"]
 
@@ -82,7 +82,6 @@ def _approved_access(state: StateSnapshot, employee_id: str) -> list[Row]:
 class AccessPolicyJudge:
     """Okta grants and dashboard groups against §3, §4 and §10 (see the module docstring)."""
 
-    now: Callable[[], datetime]
     name: str = "neobank_access"
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
@@ -96,6 +95,7 @@ class AccessPolicyJudge:
         return queries
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects)
         findings = self._revocations(commit)
         if not any(w.kind in ("access", "dashboard") for w in commit.work):
@@ -106,7 +106,7 @@ class AccessPolicyJudge:
             if employee is None:
                 continue
             if work.kind == "access":
-                findings.extend(self._grant(work, employee, links, context.state))
+                findings.extend(self._grant(work, employee, links, context.state, now))
             elif work.kind == "dashboard":
                 findings.extend(self._dashboard(work, employee, context.state))
         return Verdict.of(findings)
@@ -142,7 +142,9 @@ class AccessPolicyJudge:
         evidence = {"key": work.effect.key_text, "employee_id": work.employee_id, **extra}
         return Finding(self.name, Severity.BLOCK, message, hint=hint, rule=rule, evidence=evidence)
 
-    def _grant(self, work: Work, employee: Row, links: Links, state: StateSnapshot) -> list[Finding]:
+    def _grant(
+        self, work: Work, employee: Row, links: Links, state: StateSnapshot, now: datetime
+    ) -> list[Finding]:
         row = work.effect.after or {}
         app, level = row.get("app_name"), row.get("access_level")
         head = f"okta access {work.effect.key_text}: {app} ({level}) for {work.employee_id}"
@@ -171,7 +173,7 @@ class AccessPolicyJudge:
             and active
             and not employee.get("is_contractor")
         ):
-            findings = self._incident_window(work, head)
+            findings = self._incident_window(work, head, now)
             findings += self._incident_notice(work, employee, incident, links)
         else:
             findings = self._matrix(work, employee, tool, head, state)
@@ -197,9 +199,8 @@ class AccessPolicyJudge:
         hint = f"allowed: temporary access ending by {end_text} (or the earlier date requested)"
         return [self._finding("access-contractor", work, message, hint)]
 
-    def _incident_window(self, work: Work, head: str) -> list[Finding]:
+    def _incident_window(self, work: Work, head: str, now: datetime) -> list[Finding]:
         row = work.effect.after or {}
-        now = self.now()
         expires = parse_instant(row.get("expires_at"))
         if (
             row.get("is_temporary")

@@ -21,14 +21,14 @@ For every device assignment and procurement order the transaction creates (§9):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from benchmark.domains.neobank.judges.links import Commit, Links, Work, link_queries
 from benchmark.domains.neobank.judges.policy import add_business_days, lead_time_days
-from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict
+from judges import CommitContext, Effect, Finding, Query, Severity, StateSnapshot, Verdict, commit_time
 
 __all__ = ["DeviceJudge"]
 
@@ -62,7 +62,6 @@ def _retired(commit: Commit, employee_id: str, device_types: Sequence[str]) -> l
 class DeviceJudge:
     """Device assignments and hardware orders against §9 (see the module docstring)."""
 
-    now: Callable[[], datetime]
     name: str = "neobank_devices"
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
@@ -80,6 +79,7 @@ class DeviceJudge:
         return list(dict.fromkeys(queries))
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         commit = Commit(context.effects)
         findings = self._retirements(commit)
         if not any(w.kind in ("device", "order") for w in commit.work):
@@ -100,7 +100,7 @@ class DeviceJudge:
                 findings.append(self._laptop(work, device_type))
             findings.extend(self._approval(work, employee, device_type, commit, context.state))
             if work.kind == "order":
-                findings.extend(self._lead_time(work, device_type))
+                findings.extend(self._lead_time(work, device_type, now))
         return Verdict.of(findings)
 
     def _retirements(self, commit: Commit) -> list[Finding]:
@@ -199,10 +199,10 @@ class DeviceJudge:
         )
         return [self._finding("device-approval", work, message, hint)]
 
-    def _lead_time(self, work: Work, device_type: str) -> list[Finding]:
+    def _lead_time(self, work: Work, device_type: str, now: datetime) -> list[Finding]:
         row = work.effect.after or {}
         days = lead_time_days(device_type)
-        expected = add_business_days(self.now().date(), days).isoformat()
+        expected = add_business_days(now.date(), days).isoformat()
         if str(row.get("expected_delivery_date"))[:10] == expected:
             return []
         message = (

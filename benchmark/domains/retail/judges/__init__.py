@@ -14,8 +14,6 @@ effects, its calls and rows of the pending state; never golden data.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 
 from benchmark.domains.retail.judges.carrier import CarrierJudge
@@ -44,13 +42,13 @@ def retail_rule_pack() -> RulePack:
     return load_rule_pack(RULES_PATH)
 
 
-def retail_judges(now: Callable[[], datetime]) -> tuple[Judge, ...]:
-    """The retail judges in chain order; ``now`` is the business clock the time windows use."""
+def retail_judges() -> tuple[Judge, ...]:
+    """The retail judges in chain order; the time windows run from the commit time the gate gives."""
     return (
         retail_rule_pack(),
         TicketOutcomeJudge(),
         TicketClaimsJudge(),
         CarrierJudge(),
         ReturnsJudge(),
-        WorkflowJudge(now),
+        WorkflowJudge(),
     )

@@ -23,13 +23,13 @@ ids and the policy section they come from:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from benchmark.domains.retail.judges.changes import Changes, finding, money, timestamp
-from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict
+from judges import CommitContext, Effect, Finding, Query, StateSnapshot, Verdict, commit_time
 
 __all__ = ["WorkflowJudge"]
 
@@ -50,10 +50,9 @@ def _close(left: float, right: float) -> bool:
 class WorkflowJudge:
     """Refunds, charges, order changes, reships and installation work (see the module docstring).
 
-    ``now`` is the business clock the time windows use.
+    The time windows run from the commit time (:func:`judges.commit_time`).
     """
 
-    now: Callable[[], datetime]
     name: str = "retail_workflow"
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
@@ -67,14 +66,15 @@ class WorkflowJudge:
         return list(wanted)
 
     def __call__(self, context: CommitContext) -> Verdict:
+        now = commit_time(context)
         changes = Changes(context.effects)
         state = context.state
         findings: list[Finding] = []
         findings += self._installation_cancellations(changes)
         findings += self._refund_totals(changes, state)
-        findings += self._modifications(changes)
+        findings += self._modifications(changes, now)
         findings += self._reships(changes)
-        findings += self._reschedules(changes, state)
+        findings += self._reschedules(changes, state, now)
         findings += self._duplicates(changes)
         return Verdict.of(findings)
 
@@ -162,7 +162,7 @@ class WorkflowJudge:
                 )
         return findings
 
-    def _modifications(self, changes: Changes) -> list[Finding]:
+    def _modifications(self, changes: Changes, now: datetime) -> list[Finding]:
         findings: list[Finding] = []
         reshipped = {e.row.get("order_id") for e in changes.inserted("shipments")}
         for order in changes.updated("orders", *_ADDRESS, "shipping_speed"):
@@ -171,7 +171,7 @@ class WorkflowJudge:
                 continue
             before = order.before or {}
             placed = timestamp(before.get("order_date"))
-            recent = placed is not None and placed >= self.now() - timedelta(hours=2)
+            recent = placed is not None and placed >= now - timedelta(hours=2)
             if before.get("status") == "processing" and recent:
                 continue
             what = "shipping speed" if "shipping_speed" in fields else "shipping address"
@@ -254,9 +254,8 @@ class WorkflowJudge:
                 )
         return findings
 
-    def _reschedules(self, changes: Changes, state: StateSnapshot) -> list[Finding]:
+    def _reschedules(self, changes: Changes, state: StateSnapshot, now: datetime) -> list[Finding]:
         findings: list[Finding] = []
-        now = self.now()
         for job in changes.updated("installation_jobs", "status", "scheduled_date"):
             before = job.before or {}
             if before.get("status") == "completed" and job.row.get("status") == "scheduled":
