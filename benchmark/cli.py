@@ -25,6 +25,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from benchmark.dataset import load_task
 from benchmark.domains import domain_names
@@ -54,7 +55,8 @@ Data = Annotated[
 
 
 def _fail(message: str) -> typer.Exit:
-    errors.print(f"[red]error:[/red] {message}")
+    """One line, the message as text (it may quote a task, a file or an agent: never markup)."""
+    errors.print(Text.assemble(("error:", "red"), " ", " ".join(message.split())), soft_wrap=True)
     return typer.Exit(2)
 
 
@@ -122,19 +124,50 @@ def bench(
     """Run tasks × trials × arms and write one result per trial (see `guard report`)."""
     if ctx.invoked_subcommand is not None:
         return
+    options = {name: value for name, value in locals().items() if name != "ctx"}
+    try:
+        spec, run_options = parse_bench(**options)
+    except BenchmarkError as exc:
+        raise _fail(str(exc)) from None
+    _run_with_progress(spec, run_options, quiet=quiet)
+
+
+def parse_bench(
+    *,
+    data: Path | None,
+    domain: str | None,
+    tasks_file: Path | None,
+    limit: int | None,
+    trials: int,
+    arms: str,
+    agent: str,
+    trajectories: Path | None,
+    fault_rate: float,
+    concurrency: int,
+    workers: int,
+    seed: int,
+    out: Path | None,
+    db: str | None,
+    guard_config: Path | None,
+    model: str | None,
+    base_url: str | None,
+    api_key_env: str,
+    user_model: str | None,
+    judge_model: str | None,
+    faults: str | None,
+    repair: float,
+    quiet: bool,
+) -> tuple[RunSpec, RunOptions]:
+    """``guard bench``'s command line as one parsed run: what to run, and how; BenchmarkError if unusable."""
     if data is None:
-        raise _fail("--data DIR is required: a thinkingbox-data checkout")
+        raise BenchmarkError("--data DIR is required: a thinkingbox-data checkout")
     if out is None:
-        raise _fail("--out results.jsonl is required (rerun with the same file to resume)")
+        raise BenchmarkError("--out results.jsonl is required (rerun with the same file to resume)")
     if domain is not None and domain not in domain_names():
-        raise _fail(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
+        raise BenchmarkError(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
     chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
-    if (
-        not chosen
-        or any(arm not in ("baseline", "guarded") for arm in chosen)
-        or len(set(chosen)) != len(chosen)
-    ):
-        raise _fail(f"--arms must name baseline and/or guarded once each, not {arms!r}")
+    if not chosen or any(a not in ("baseline", "guarded") for a in chosen) or len(set(chosen)) != len(chosen):
+        raise BenchmarkError(f"--arms must name baseline and/or guarded once each, not {arms!r}")
     spec = RunSpec(
         data_dir=data,
         domain=domain,
@@ -146,7 +179,7 @@ def bench(
         db=db,
         judge_model=judge_model,
     )
-    options = RunOptions(
+    run = RunOptions(
         trials=trials,
         arms=cast(tuple[Arm, ...], chosen),
         seed=seed,
@@ -154,6 +187,11 @@ def bench(
         out=out,
         workers=workers,
     )
+    return spec, run
+
+
+def _run_with_progress(spec: RunSpec, options: RunOptions, *, quiet: bool) -> None:
+    out = options.out
     progress = Progress(
         TextColumn("[bold]guard bench[/bold]"),
         BarColumn(),

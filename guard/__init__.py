@@ -9,19 +9,20 @@ from guard.errors import (
     PreconditionFailed,
     ToolError,
 )
-from guard.tools import ToolContext, ToolRegistry, ToolSpec
+from guard.tools import FunctionTool, Tool, ToolContext, ToolRegistry
 
 __all__ = [
     "Clock",
     "FixedClock",
+    "FunctionTool",
     "GuardError",
     "InvalidArguments",
     "NotFound",
     "PermissionDenied",
     "PreconditionFailed",
     "SystemClock",
+    "Tool",
     "ToolContext",
     "ToolError",
     "ToolRegistry",
-    "ToolSpec",
 ]

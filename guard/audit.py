@@ -1,6 +1,6 @@
 """The audit log's records and its seam; :class:`MemoryAudit` is the in-memory implementation.
 
-The SQL implementation is :class:`guard.store.audit.SqlAudit`. What the log
+The SQL implementation is :class:`guard.store.sql_audit.SqlAudit`. What the log
 promises, and the order the manager writes in so that it holds after a crash:
 
 * the transaction row is written once its transaction has begun on the
@@ -19,7 +19,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+from guard.transactions import CommitStatus, Status
+from judges import Decision, Effect, Finding
+from judges.classify import ErrorClass
 
 __all__ = [
     "UNSETTLED_STATUSES",
@@ -32,13 +36,13 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TxnRecord:
     id: str
     principal: str
     instance: str
     backend: str
-    status: str
+    status: Status
     opened_at: datetime
     updated_at: datetime
     closed_at: datetime | None = None
@@ -53,7 +57,7 @@ class TxnRecord:
             "principal": self.principal,
             "instance": self.instance,
             "backend": self.backend,
-            "status": self.status,
+            "status": self.status.value,
             "opened_at": self.opened_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
             "closed_at": self.closed_at.isoformat() if self.closed_at else None,
@@ -64,15 +68,15 @@ class TxnRecord:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CallEntry:
     transaction_id: str
     seq: int
     tool: str
     arguments: dict[str, Any]
     write: bool
-    outcome: str
-    error_class: str | None
+    outcome: Literal["ok", "error"]
+    error_class: ErrorClass | None
     error_message: str | None
     retries: int
     latency_ms: float
@@ -93,32 +97,61 @@ class CallEntry:
         }
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CommitEntry:
-    """One commit attempt; ``dispatch`` is what an ``mcp`` commit sent upstream, write by write.
+    """One commit attempt, as the log keeps it; ``dispatch`` is what an ``mcp`` commit sent upstream.
 
     ``status`` is ``committing`` from the decision to commit until the system
-    of record has answered; then the attempt's outcome.
+    of record has answered; then the attempt's outcome. ``findings`` and
+    ``effects`` are kept as they were serialised then (:meth:`of` is that
+    serialiser), so that the log shows what the gate saw.
     """
 
     transaction_id: str
     attempt: int
     via: str
-    decision: str
-    status: str
+    decision: Decision
+    status: CommitStatus
     findings: list[dict[str, Any]]
     effects: list[dict[str, Any]]
     summary: str | None
     at: datetime
-    duration_ms: float
+    duration_ms: float = 0.0
     dispatch: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(
+        cls,
+        transaction_id: str,
+        attempt: int,
+        *,
+        via: str,
+        decision: Decision,
+        status: CommitStatus,
+        findings: Sequence[Finding],
+        effects: Sequence[Effect],
+        summary: str | None,
+        at: datetime,
+    ) -> CommitEntry:
+        """The log's record of an attempt, from the gate's typed findings and effects."""
+        return cls(
+            transaction_id=transaction_id,
+            attempt=attempt,
+            via=via,
+            decision=decision,
+            status=status,
+            findings=[f.to_dict() for f in findings],
+            effects=[e.to_dict() for e in effects],
+            summary=summary,
+            at=at,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         shown = {
             "attempt": self.attempt,
             "via": self.via,
-            "decision": self.decision,
-            "status": self.status,
+            "decision": self.decision.value,
+            "status": self.status.value,
             "findings": self.findings,
             "effects": self.effects,
             "summary": self.summary,
@@ -144,7 +177,7 @@ class TxnDetail:
         }
 
 
-UNSETTLED_STATUSES = ("open", "pending_approval", "committing")
+UNSETTLED_STATUSES = frozenset({Status.OPEN, Status.PENDING_APPROVAL, Status.COMMITTING})
 """Statuses of a transaction whose end the log does not know yet (recovery settles them)."""
 
 
@@ -167,7 +200,7 @@ class Audit(Protocol):
         """The transactions of ``instance`` whose end is not recorded (:data:`UNSETTLED_STATUSES`)."""
         ...
 
-    async def status_of(self, transaction_id: str) -> str | None: ...
+    async def status_of(self, transaction_id: str) -> Status | None: ...
 
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> list[TxnRecord]:
         """Newest first. ``status="blocked"`` means transactions with at least one blocked attempt."""
@@ -206,7 +239,7 @@ class MemoryAudit:
             r for r in self.transactions.values() if r.instance == instance and r.status in UNSETTLED_STATUSES
         ]
 
-    async def status_of(self, transaction_id: str) -> str | None:
+    async def status_of(self, transaction_id: str) -> Status | None:
         record = self.transactions.get(transaction_id)
         return None if record is None else record.status
 

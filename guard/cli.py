@@ -344,9 +344,9 @@ def db_upgrade(config: ConfigOption = None) -> None:
 
 def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T]]) -> T:
     """``work(audit)`` on the configured audit store, which must exist and be migrated (exit 3 if not)."""
-    from guard.store.audit import SqlAudit
     from guard.store.engine import create_engine, require_file
     from guard.store.migrate import check_current
+    from guard.store.sql_audit import SqlAudit
 
     settings = _settings(config)
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from judges.classify import ErrorClass
+
 __all__ = [
     "AuditError",
     "BackendError",
@@ -34,9 +36,9 @@ __all__ = [
 class ToolError(Exception):
     """A tool call failed in a way the agent should see (an MCP result with ``isError``)."""
 
-    error_class = "internal"
+    error_class: ErrorClass = ErrorClass.INTERNAL
 
-    def __init__(self, message: str, *, error_class: str | None = None, data: Any = None) -> None:
+    def __init__(self, message: str, *, error_class: ErrorClass | None = None, data: Any = None) -> None:
         super().__init__(message)
         self.message = message
         if error_class is not None:
@@ -45,19 +47,19 @@ class ToolError(Exception):
 
 
 class InvalidArguments(ToolError):
-    error_class = "invalid_arguments"
+    error_class = ErrorClass.INVALID_ARGUMENTS
 
 
 class NotFound(ToolError):
-    error_class = "not_found"
+    error_class = ErrorClass.NOT_FOUND
 
 
 class PreconditionFailed(ToolError):
-    error_class = "precondition_failed"
+    error_class = ErrorClass.PRECONDITION_FAILED
 
 
 class PermissionDenied(ToolError):
-    error_class = "permission_denied"
+    error_class = ErrorClass.PERMISSION_DENIED
 
 
 class GuardError(Exception):

@@ -1,10 +1,12 @@
-"""Running one tool call: validate, invoke, and shape the outcome.
+"""Running one tool call: invoke, and shape the outcome.
 
 This is the one place a tool function is called, by the guard's ``sql``
-backend, by the plain (unguarded) server and by the benchmark's golden
-replay alike. Business refusals (:class:`ToolError`) become error outcomes;
-anything else a tool raises (a database error, a bug) propagates, so that the
-caller can classify it and decide whether to retry.
+backend (:func:`run_tool`, on arguments the manager validated once), by the
+plain (unguarded) server and by the benchmark's golden replay
+(:func:`execute`, which validates first). Business refusals
+(:class:`ToolError`) become error outcomes; anything else a tool raises (a
+database error, a bug) propagates, so that the caller can classify it and
+decide whether to retry.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from guard.errors import ToolError
-from guard.tools import ErrorText, ToolContext, ToolSpec, plain_error_text, result_text, to_jsonable
+from pydantic import BaseModel
 
-__all__ = ["CallOutcome", "execute"]
+from guard.errors import ToolError
+from guard.tools import ErrorText, FunctionTool, ToolContext, plain_error_text, result_text, to_jsonable
+from judges.classify import ErrorClass
+
+__all__ = ["CallOutcome", "execute", "run_tool"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +36,7 @@ class CallOutcome:
         return self.error is None
 
     @property
-    def error_class(self) -> str | None:
+    def error_class(self) -> ErrorClass | None:
         return None if self.error is None else self.error.error_class
 
     def text(self, tool: str, error_text: ErrorText = plain_error_text) -> str:
@@ -44,11 +49,19 @@ class CallOutcome:
         return self.value if self.error is None and isinstance(self.value, dict) else None
 
 
-async def execute(spec: ToolSpec, ctx: ToolContext, arguments: Mapping[str, Any] | None) -> CallOutcome:
-    """Validate ``arguments`` against the tool's schema and run it on ``ctx``."""
+async def execute(tool: FunctionTool, ctx: ToolContext, arguments: Mapping[str, Any] | None) -> CallOutcome:
+    """Validate ``arguments`` against the tool's input model and run it on ``ctx``."""
     try:
-        parsed = spec.validate(arguments)
-        value = await spec.invoke(ctx, parsed)
+        parsed = tool.validate(arguments)
+    except ToolError as error:
+        return CallOutcome(error=error)
+    return await run_tool(tool, ctx, parsed)
+
+
+async def run_tool(tool: FunctionTool, ctx: ToolContext, arguments: BaseModel) -> CallOutcome:
+    """Run the tool on arguments its input model already validated."""
+    try:
+        value = await tool.invoke(ctx, arguments)
     except ToolError as error:
         return CallOutcome(error=error)
     return CallOutcome(value=to_jsonable(value))

@@ -7,7 +7,7 @@ outbox. A second process started under a name that is live would settle
 name for as long as it runs — a lock the operating system or the database
 releases by itself when the process dies, so a crashed guard restarts at
 once — and refuses to start when another live process holds it.
-:class:`guard.store.instance.SqlInstanceLease` is the real one;
+:class:`guard.store.sql_lease.SqlInstanceLease` is the real one;
 :class:`NoLease` serves a guard whose audit log is in memory (nothing to share).
 """
 

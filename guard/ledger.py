@@ -23,7 +23,8 @@ from guard.backends.base import Backend
 from guard.backlog import AuditBacklog
 from guard.clock import Clock
 from guard.recovery import settle_interrupted
-from guard.tools import ToolSpec
+from guard.tools import Tool
+from judges.classify import ErrorClass
 
 __all__ = ["Ledger"]
 
@@ -52,9 +53,9 @@ class Ledger:
         self,
         transaction_id: str,
         seq: int,
-        spec: ToolSpec,
+        spec: Tool,
         arguments: dict[str, Any],
-        error_class: str | None,
+        error_class: ErrorClass | None,
         error_message: str | None,
         *,
         ok: bool,
@@ -64,17 +65,17 @@ class Ledger:
     ) -> None:
         """Write a call; raises when the store cannot take it (the caller must not answer it as done)."""
         entry = CallEntry(
-            transaction_id,
-            seq,
-            spec.name,
-            arguments,
-            spec.write,
-            "ok" if ok else "error",
-            error_class,
-            error_message,
-            retries,
-            latency_ms,
-            started_at,
+            transaction_id=transaction_id,
+            seq=seq,
+            tool=spec.name,
+            arguments=arguments,
+            write=spec.write,
+            outcome="ok" if ok else "error",
+            error_class=error_class,
+            error_message=error_message,
+            retries=retries,
+            latency_ms=latency_ms,
+            started_at=started_at,
         )
         await self.audit.record_call(entry)
 

@@ -4,17 +4,52 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from typing import Any
 
 from opentelemetry.trace import Span
 
 from guard.audit import CommitEntry, TxnRecord
 from guard.backends.base import Session
-from guard.transactions import TxnState
-from judges import CallRecord
+from guard.transactions import CommitStatus, TxnState
+from judges import CallRecord, Decision, Effect, Finding
 
-__all__ = ["KeyLocks", "LiveTxn"]
+__all__ = ["Attempt", "KeyLocks", "LiveTxn"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Attempt:
+    """One commit attempt as the gate decided it: typed until the log's record (:meth:`entry`)."""
+
+    number: int
+    via: str
+    decision: Decision
+    findings: tuple[Finding, ...]
+    effects: tuple[Effect, ...]
+    summary: str | None
+    at: datetime
+    started: float
+    """``time.perf_counter()`` when the attempt began (its duration is measured from it)."""
+
+    def entry(
+        self, transaction_id: str, status: CommitStatus, *, dispatch: list[dict[str, Any]] | None = None
+    ) -> CommitEntry:
+        """The log's record of this attempt, ended (for now) at ``status``."""
+        entry = CommitEntry.of(
+            transaction_id,
+            self.number,
+            via=self.via,
+            decision=self.decision,
+            status=status,
+            findings=self.findings,
+            effects=self.effects,
+            summary=self.summary,
+            at=self.at,
+        )
+        return replace(entry, duration_ms=(time.perf_counter() - self.started) * 1000, dispatch=dispatch)
 
 
 @dataclass(eq=False)
@@ -30,7 +65,7 @@ class LiveTxn:
     attempts: int = 0
     logged: int = 0
     argument_bytes: int = 0
-    escalated: CommitEntry | None = None
+    escalated: Attempt | None = None
 
     def next_seq(self) -> int:
         """The audit log's number for this transaction's next call record."""

@@ -46,14 +46,15 @@ from guard.errors import (
 from guard.gate import CommitGate, GateResult
 from guard.ledger import Ledger
 from guard.limits import argument_bytes, call_refusal, open_refusal
-from guard.live import KeyLocks, LiveTxn
+from guard.live import Attempt, KeyLocks, LiveTxn
 from guard.recovery import record_recovered
 from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, lost_text
-from guard.retry import RetryPolicy, call_with_retries
+from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
-from guard.tools import ToolSpec
+from guard.tools import Arguments, Tool
 from guard.transactions import (
+    CommitStatus,
     Status,
     TxnState,
     after_call,
@@ -63,7 +64,8 @@ from guard.transactions import (
     idle_expired,
     require_open,
 )
-from judges import CallRecord, Finding, NamesTables, Severity, Verdict
+from judges import CallRecord, Decision, Finding, NamesTables, Severity, Verdict
+from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
 
@@ -84,10 +86,7 @@ class TransactionManager:
         telemetry: Telemetry,
         clock: Clock,
         settings: GuardSettings,
-        *,
-        classify: Callable[[BaseException], str],
-        retryable: Callable[[str, bool, bool], bool],
-        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        rules: RetryRules,
     ) -> None:
         self.backend = backend
         self.gate = gate
@@ -95,13 +94,10 @@ class TransactionManager:
         self.telemetry = telemetry
         self.clock = clock
         self.settings = settings
-        self._classify = classify
-        self._retryable = retryable
-        self._sleep = sleep
-        self._policy = RetryPolicy.from_settings(settings.retry)
+        self.rules = rules
         self._tools = {spec.name: spec for spec in backend.tools}
         self._live: dict[str, LiveTxn] = {}
-        self._closed: OrderedDict[str, str] = OrderedDict()
+        self._closed: OrderedDict[str, Status] = OrderedDict()
         self._opening = KeyLocks()
         self._reserved: Counter[str] = Counter()
         self.ledger = Ledger(audit, backend, clock, settings.server.instance)
@@ -137,18 +133,18 @@ class TransactionManager:
                 f"(it has {', '.join(sorted(known)) or 'none'})"
             )
 
-    def tool(self, name: str) -> ToolSpec:
+    def tool(self, name: str) -> Tool:
         spec = self._tools.get(name)
         if spec is None:
             raise RequestRejected(f"unknown tool {name!r}", tool=name)
         return spec
 
     @property
-    def tools(self) -> list[ToolSpec]:
+    def tools(self) -> list[Tool]:
         return list(self._tools.values())
 
     @property
-    def tool_map(self) -> Mapping[str, ToolSpec]:
+    def tool_map(self) -> Mapping[str, Tool]:
         """The tools by name: a new mapping whenever the backend's tools change (at its start)."""
         return self._tools
 
@@ -214,7 +210,6 @@ class TransactionManager:
                 await closing()
             except Exception:
                 log.exception("shutting down %s failed", getattr(closing, "__qualname__", closing))
-        self.gate.close()
 
     async def _reap_forever(self) -> None:
         while True:
@@ -313,7 +308,7 @@ class TransactionManager:
             principal=key.principal,
             instance=self.instance,
             backend=self.backend.name,
-            status=Status.OPEN.value,
+            status=Status.OPEN,
             opened_at=now,
             updated_at=now,
         )
@@ -347,10 +342,11 @@ class TransactionManager:
     # -- calls -----------------------------------------------------------------------------
 
     async def call(self, key: TxnKey, tool: str, arguments: Mapping[str, Any] | None) -> ToolReply:
+        """Run one call in the key's transaction (opened by the first call); its arguments checked once."""
         spec = self.tool(tool)
         arguments = dict(arguments or {})
         try:
-            spec.validate(arguments)
+            parsed = spec.validate(arguments)
         except InvalidArguments as error:
             refusal = error
             live = self._live.get(key.id)
@@ -359,12 +355,12 @@ class TransactionManager:
                 return await self._shielded(refused, lambda: self._refuse(refused, spec, arguments, refusal))
             return ToolReply(self.backend.error_text(tool, refusal), None, True, refusal.error_class, key.id)
         live = await self._get(key, open_new=True)
-        return await self._shielded(live, lambda: self._run_call(live, spec, arguments))
+        return await self._shielded(live, lambda: self._run_call(live, spec, arguments, parsed))
 
     async def _refuse(
         self,
         live: LiveTxn,
-        spec: ToolSpec,
+        spec: Tool,
         arguments: dict[str, Any],
         error: ToolError,
         *,
@@ -380,7 +376,9 @@ class TransactionManager:
         )
         return await self._recorded(live, spec, arguments, reply, error.message, started_at=self.clock.now())
 
-    async def _run_call(self, live: LiveTxn, spec: ToolSpec, arguments: dict[str, Any]) -> ToolReply:
+    async def _run_call(
+        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], parsed: Arguments
+    ) -> ToolReply:
         require_open(live.state)
         size = argument_bytes(arguments)
         refusal = call_refusal(
@@ -388,7 +386,7 @@ class TransactionManager:
         )
         if refusal is not None:
             logged = arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
-            error = ToolError(refusal, error_class="precondition_failed")
+            error = ToolError(refusal, error_class=ErrorClass.PRECONDITION_FAILED)
             return await self._refuse(live, spec, logged, error, traced=False)
         live.argument_bytes += size
         live.state = after_call(live.state, self.clock.monotonic())
@@ -396,11 +394,10 @@ class TransactionManager:
         started = time.perf_counter()
         with self.telemetry.call_span(live.span, live.state.id, spec.name, spec.write) as span:
             retried = await call_with_retries(
-                lambda: live.session.call(spec, arguments),
-                policy=self._policy,
-                classify=self._classify,
-                retryable=lambda error_class: self._retryable(error_class, spec.repeat_safe, spec.idempotent),
-                sleep=self._sleep,
+                lambda: live.session.call(spec, parsed),
+                self.rules,
+                repeat_safe=spec.repeat_safe,
+                idempotent=spec.idempotent,
             )
             reply, error_message = call_reply(spec, retried, self.backend.error_text, live.state.id)
             if retried.exception is not None:
@@ -442,7 +439,7 @@ class TransactionManager:
     async def _recorded(
         self,
         live: LiveTxn,
-        spec: ToolSpec,
+        spec: Tool,
         arguments: dict[str, Any],
         reply: ToolReply,
         error_message: str | None,
@@ -479,10 +476,9 @@ class TransactionManager:
                 f"transaction {live.state.id}: nothing was changed. Start a new transaction and do the work "
                 "again."
             )
-            error = ToolError(message, error_class="transient")
-            return ToolReply(
-                self.backend.error_text(spec.name, error), None, True, "transient", live.state.id, True
-            )
+            error = ToolError(message, error_class=ErrorClass.TRANSIENT)
+            text = self.backend.error_text(spec.name, error)
+            return ToolReply(text, None, True, ErrorClass.TRANSIENT, live.state.id, ended=True)
         return reply
 
     # -- commit, rollback, review ----------------------------------------------------------
@@ -500,13 +496,13 @@ class TransactionManager:
 
     async def _commit(self, live: LiveTxn, summary: str, via: str) -> CommitReply:
         if live.state.status is Status.PENDING_APPROVAL:
-            return self._reply(live, "pending_approval", [], [], "the transaction is waiting for a reviewer")
+            message = "the transaction is waiting for a reviewer"
+            return self._reply(live, CommitStatus.PENDING_APPROVAL, None, message)
         require_open(live.state)
         if (lost_reply := await self._if_lost(live, via)) is not None:
             return lost_reply
-        attempt = live.attempts + 1
         started = time.perf_counter()
-        with self.telemetry.commit_span(live.span, live.state.id, attempt, via) as span:
+        with self.telemetry.commit_span(live.span, live.state.id, live.attempts + 1, via) as span:
             result = await self._judge(live, summary)
             if (lost_reply := await self._if_lost(live, via)) is not None:
                 return lost_reply
@@ -514,27 +510,25 @@ class TransactionManager:
             state = after_commit(
                 live.state, verdict.decision, self.clock.monotonic(), self.settings.commit.max_blocked
             )
-            entry = CommitEntry(
-                live.state.id,
-                attempt,
-                via,
-                verdict.decision.value,
-                state.status.value,
-                [f.to_dict() for f in verdict.findings],
-                [e.to_dict() for e in result.effects],
-                summary,
-                self.clock.now(),
-                0.0,
+            attempt = Attempt(
+                number=live.attempts + 1,
+                via=via,
+                decision=verdict.decision,
+                findings=verdict.findings,
+                effects=result.effects,
+                summary=summary,
+                at=self.clock.now(),
+                started=started,
             )
             message = commit_message(state, verdict.decision, verdict.findings, len(result.effects))
             if state.status is Status.COMMITTED:
-                reply = await self._carry_out(live, state, entry, message, started)
+                reply = await self._carry_out(live, state, attempt, message)
             else:
-                reply = await self._decline(live, state, entry, message, started)
+                reply = await self._decline(live, state, attempt, message)
             self.telemetry.end_commit(
                 span,
                 decision=verdict.decision.value,
-                status=reply.status,
+                status=reply.status.value,
                 findings=verdict.findings,
                 effects=len(result.effects),
             )
@@ -546,7 +540,7 @@ class TransactionManager:
         if lost is None:
             return None
         await self._close(live, Status.ABORTED, f"lost: {lost}; the database discarded its changes", via=via)
-        return self._reply(live, "aborted", [], [], lost_text(live.state.id, lost))
+        return self._reply(live, CommitStatus.ABORTED, None, lost_text(live.state.id, lost))
 
     async def _judge(self, live: LiveTxn, summary: str) -> GateResult:
         try:
@@ -559,46 +553,42 @@ class TransactionManager:
             finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {type(exc).__name__}")
             return GateResult(Verdict.of([finding]), (), 0.0)
 
-    async def _decline(
-        self, live: LiveTxn, state: TxnState, entry: CommitEntry, message: str, started: float
-    ) -> CommitReply:
+    async def _decline(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
         """A blocked or escalated attempt: nothing is committed; the attempt is logged."""
-        live.attempts = entry.attempt
+        live.attempts = attempt.number
         if state.status is Status.ROLLED_BACK:
             state = _undone(state, await _quietly(live.session.rollback()))
         live.state = state
-        status = "blocked" if state.status is Status.OPEN else state.status.value
-        entry = replace(entry, status=status, duration_ms=(time.perf_counter() - started) * 1000)
+        status = CommitStatus.of(state.status)
+        entry = attempt.entry(live.state.id, status)
         if state.status is Status.PENDING_APPROVAL:
-            live.escalated = entry
+            live.escalated = attempt
         if not state.live:
             await self._finish(live, state.close_reason, commit=entry)
         else:
             live.record = replace(
                 live.record,
-                status=state.status.value,
-                summary=entry.summary,
+                status=state.status,
+                summary=attempt.summary,
                 blocked_attempts=state.blocked,
                 calls=state.calls,
                 updated_at=self.clock.now(),
             )
             await self.ledger.attempt(entry, live.record)
-        return self._reply(live, status, entry.effects, entry.findings, message)
+        return self._reply(live, status, attempt, message)
 
-    async def _carry_out(
-        self, live: LiveTxn, state: TxnState, entry: CommitEntry, message: str, started: float
-    ) -> CommitReply:
+    async def _carry_out(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
         """Record the decision to commit, commit, record the outcome; unrecorded, nothing is committed."""
         intent = replace(
             live.record,
-            status=Status.COMMITTING.value,
-            summary=entry.summary,
+            status=Status.COMMITTING,
+            summary=attempt.summary,
             calls=live.state.calls,
             blocked_attempts=live.state.blocked,
             updated_at=self.clock.now(),
         )
         try:
-            await self.ledger.decision(replace(entry, status=Status.COMMITTING.value), intent)
+            await self.ledger.decision(attempt.entry(live.state.id, CommitStatus.COMMITTING), intent)
         except Exception as exc:
             log.error("could not record the decision to commit %s: %r", live.state.id, exc)
             finding = Finding(
@@ -609,20 +599,19 @@ class TransactionManager:
                 hint=f"call {self.commit_tool} again",
             )
             text = f"blocked, nothing was committed: {finding.message} (hint: {finding.hint})"
-            return self._reply(live, "blocked", entry.effects, [finding.to_dict()], text)
-        live.attempts = entry.attempt
+            refused = replace(attempt, findings=(finding,))
+            return self._reply(live, CommitStatus.BLOCKED, refused, text)
+        live.attempts = attempt.number
         live.record = intent
         state, message, report = await self._apply(live, state, message)
         live.state = state
-        outcome = replace(
-            entry,
-            status=state.status.value,
-            duration_ms=(time.perf_counter() - started) * 1000,
-            dispatch=None if report is None else list(report.writes),
+        status = CommitStatus.of(state.status)
+        dispatch = None if report is None else list(report.writes)
+        await self._finish(
+            live, state.close_reason, commit=attempt.entry(live.state.id, status, dispatch=dispatch)
         )
-        await self._finish(live, state.close_reason, commit=outcome)
-        status = "unknown" if state.status is Status.COMMITTING else state.status.value
-        return self._reply(live, status, entry.effects, entry.findings, message, report)
+        shown = CommitStatus.UNKNOWN if status is CommitStatus.COMMITTING else status
+        return self._reply(live, shown, attempt, message, report)
 
     async def _apply(
         self, live: LiveTxn, state: TxnState, message: str
@@ -677,15 +666,21 @@ class TransactionManager:
     def _reply(
         self,
         live: LiveTxn,
-        status: str,
-        effects: list[dict[str, Any]],
-        findings: list[dict[str, Any]],
+        status: CommitStatus,
+        attempt: Attempt | None,
         message: str,
         report: UpstreamReport | None = None,
     ) -> CommitReply:
         left = max(self.settings.commit.max_blocked - live.state.blocked, 0) if live.state.live else 0
-        dispatch = None if report is None else list(report.writes)
-        return CommitReply(status, live.state.id, effects, findings, left, message, dispatch)
+        return CommitReply(
+            status=status,
+            transaction=live.state.id,
+            effects=() if attempt is None else attempt.effects,
+            findings=() if attempt is None else attempt.findings,
+            attempts_left=left,
+            message=message,
+            dispatch=None if report is None else list(report.writes),
+        )
 
     async def rollback(self, key: TxnKey, reason: str, *, via: str = "tool") -> CommitReply:
         live = await self._get(key, open_new=False)
@@ -701,7 +696,7 @@ class TransactionManager:
         if not live.state.live:
             raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
         await self._close(live, Status.ROLLED_BACK, reason, via=via)
-        return self._reply(live, "rolled_back", [], [], f"rolled back: {live.state.close_reason}")
+        return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
         """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""
@@ -711,25 +706,21 @@ class TransactionManager:
         return await self._shielded(live, lambda: self._review(live, approve, reviewer))
 
     async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
-        started = time.perf_counter()
         state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
         escalated = live.escalated
-        rejected = [] if approve else [Finding("review", Severity.BLOCK, f"rejected by {reviewer}").to_dict()]
-        entry = CommitEntry(
-            live.state.id,
-            live.attempts + 1,
-            "review",
-            "allow" if approve else "block",
-            state.status.value,
-            rejected,
-            [] if escalated is None else escalated.effects,
-            live.record.summary if escalated is None else escalated.summary,
-            self.clock.now(),
-            0.0,
+        attempt = Attempt(
+            number=live.attempts + 1,
+            via="review",
+            decision=Decision.ALLOW if approve else Decision.BLOCK,
+            findings=() if approve else (Finding("review", Severity.BLOCK, f"rejected by {reviewer}"),),
+            effects=() if escalated is None else escalated.effects,
+            summary=live.record.summary if escalated is None else escalated.summary,
+            at=self.clock.now(),
+            started=time.perf_counter(),
         )
         if approve:
-            reply = await self._carry_out(live, state, entry, state.close_reason or "approved", started)
-            if reply.status == "blocked":
+            reply = await self._carry_out(live, state, attempt, state.close_reason or "approved")
+            if reply.status is CommitStatus.BLOCKED:
                 raise AuditError(
                     f"could not record the approval of {live.state.id} in the audit log; nothing was "
                     "committed and it still waits for review: try again",
@@ -738,9 +729,13 @@ class TransactionManager:
             return reply
         state = _undone(state, await _quietly(live.session.rollback()))
         live.state = state
-        live.attempts = entry.attempt
-        await self._finish(live, state.close_reason, commit=replace(entry, status=state.status.value))
-        return self._reply(live, state.status.value, [], rejected, state.close_reason or "rejected")
+        live.attempts = attempt.number
+        await self._finish(
+            live, state.close_reason, commit=attempt.entry(live.state.id, CommitStatus.ROLLED_BACK)
+        )
+        return self._reply(
+            live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), state.close_reason or ""
+        )
 
     async def _close(self, live: LiveTxn, status: Status, reason: str, *, via: str) -> None:
         live.state = closed(live.state, status, reason, self.clock.monotonic())
@@ -757,7 +752,7 @@ class TransactionManager:
         now = self.clock.now()
         state = live.state
         self._live.pop(state.id, None)
-        self._closed[state.id] = state.status.value
+        self._closed[state.id] = state.status
         while len(self._closed) > 10_000:
             self._closed.popitem(last=False)
         self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
@@ -766,7 +761,7 @@ class TransactionManager:
             return
         live.record = replace(
             live.record,
-            status=state.status.value,
+            status=state.status,
             updated_at=now,
             closed_at=now,
             close_reason=reason,

@@ -18,7 +18,7 @@ A passthrough write (sent at once)::
 ``committed_at`` is stamped on every entry of a transaction when its commit is
 decided; from then on the entries are the commit's, and any replica whose
 lease on them has run out may finish dispatching them. :class:`MemoryOutbox`
-is the in-memory store; :class:`guard.store.outbox.SqlOutbox` the durable one.
+is the in-memory store; :class:`guard.store.sql_outbox.SqlOutbox` the durable one.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any, Literal, Protocol
+
+from judges.classify import ErrorClass
 
 __all__ = [
     "IDEMPOTENCY_KEY",
@@ -94,7 +96,7 @@ class OutboxEntry:
     created_at: datetime
     updated_at: datetime
     attempts: int = 0
-    error_class: str | None = None
+    error_class: ErrorClass | None = None
     error: str | None = None
     result: Any = None
     committed_at: datetime | None = None

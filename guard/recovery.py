@@ -27,12 +27,13 @@ from datetime import datetime
 from guard.audit import Audit, CommitEntry, TxnRecord
 from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
+from guard.transactions import CommitStatus, Status
+from judges import Decision
 
 __all__ = ["record_recovered", "settle", "settle_interrupted"]
 
 log = logging.getLogger(__name__)
 
-COMMITTING = "committing"
 _OPEN_REASON = "the guard stopped with the transaction open; the database discarded its changes"
 _APPLIED_REASON = (
     "committed: the guard stopped before recording the outcome; the system of record has the commit"
@@ -53,13 +54,13 @@ def settle(
     effects is complete whatever the system of record says: nothing was
     to be applied.
     """
-    if record.status != COMMITTING:
-        ended = replace(record, status="aborted", close_reason=_OPEN_REASON, closed_at=at, updated_at=at)
+    if record.status is not Status.COMMITTING:
+        ended = replace(record, status=Status.ABORTED, close_reason=_OPEN_REASON, closed_at=at, updated_at=at)
         return ended, None
     applied = applied or (intent is not None and not intent.effects)
-    status, reason = ("committed", _APPLIED_REASON) if applied else ("aborted", _NOT_APPLIED_REASON)
+    status, reason = (Status.COMMITTED, _APPLIED_REASON) if applied else (Status.ABORTED, _NOT_APPLIED_REASON)
     ended = replace(record, status=status, close_reason=reason, closed_at=at, updated_at=at)
-    return ended, None if intent is None else replace(intent, status=status)
+    return ended, None if intent is None else replace(intent, status=CommitStatus(status.value))
 
 
 async def settle_interrupted(
@@ -80,11 +81,11 @@ async def settle_interrupted(
     ]
     if not records:
         return []
-    committing = [r.id for r in records if r.status == COMMITTING]
+    committing = [r.id for r in records if r.status is Status.COMMITTING]
     applied = await backend.committed(committing) if committing else set()
     settled = []
     for record in records:
-        intent = await _intent(audit, record) if record.status == COMMITTING else None
+        intent = await _intent(audit, record) if record.status is Status.COMMITTING else None
         ended, attempt = settle(record, intent, record.id in applied, at)
         if attempt is None:
             await audit.update_transaction(ended)
@@ -100,7 +101,7 @@ async def _intent(audit: Audit, record: TxnRecord) -> CommitEntry | None:
     detail = await audit.get_transaction(record.id)
     if detail is None:
         return None
-    decided = [c for c in detail.commits if c.status == COMMITTING]
+    decided = [c for c in detail.commits if c.status is CommitStatus.COMMITTING]
     return decided[-1] if decided else None
 
 
@@ -117,21 +118,20 @@ async def record_recovered(
         now = clock.now()
         record = detail.transaction
         if report.action == "commit":
-            status = "committed" if report.complete else "partial"
+            status = Status.COMMITTED if report.complete else Status.PARTIAL
             reason = f"commit finished by {instance} after an interruption: {report.message}"
             ended = replace(record, status=status, close_reason=reason, closed_at=now, updated_at=now)
             entry = CommitEntry(
-                report.transaction_id,
-                len(detail.commits) + 1,
-                "recovery",
-                "allow",
-                status,
-                [],
-                [],
-                record.summary,
-                now,
-                0.0,
-                list(report.writes),
+                transaction_id=report.transaction_id,
+                attempt=len(detail.commits) + 1,
+                via="recovery",
+                decision=Decision.ALLOW,
+                status=CommitStatus(status.value),
+                findings=[],
+                effects=[],
+                summary=record.summary,
+                at=now,
+                dispatch=list(report.writes),
             )
             await audit.record_commit(entry, ended)
         else:

@@ -8,9 +8,10 @@ from typing import Any
 
 from guard.errors import ToolError
 from guard.retry import Retried
-from guard.tools import ErrorText, ToolSpec
-from guard.transactions import Status, TxnState
-from judges import Decision, Finding
+from guard.tools import ErrorText, Tool
+from guard.transactions import CommitStatus, Status, TxnState
+from judges import Decision, Effect, Finding
+from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TxnKey", "call_reply", "commit_message", "lost_text"]
 
@@ -31,29 +32,32 @@ class ToolReply:
     text: str
     structured: dict[str, Any] | None
     is_error: bool
-    error_class: str | None = None
+    error_class: ErrorClass | None = None
     transaction_id: str | None = None
     ended: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CommitReply:
-    """A commit attempt's outcome; ``dispatch`` lists the upstream writes of an ``mcp`` transaction."""
+    """A commit attempt's outcome, typed until :meth:`to_dict` (the edges' serialiser).
 
-    status: str
+    ``dispatch`` lists the upstream writes of an ``mcp`` transaction.
+    """
+
+    status: CommitStatus
     transaction: str
-    effects: list[dict[str, Any]]
-    findings: list[dict[str, Any]]
+    effects: tuple[Effect, ...] = ()
+    findings: tuple[Finding, ...] = ()
     attempts_left: int
     message: str
     dispatch: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        body = {
-            "status": self.status,
+        body: dict[str, Any] = {
+            "status": self.status.value,
             "transaction": self.transaction,
-            "effects": self.effects,
-            "findings": self.findings,
+            "effects": [e.to_dict() for e in self.effects],
+            "findings": [f.to_dict() for f in self.findings],
             "attempts_left": self.attempts_left,
             "message": self.message,
         }
@@ -63,7 +67,7 @@ class CommitReply:
 
     @property
     def terminal(self) -> bool:
-        return self.status in ("committed", "rolled_back", "partial", "aborted", "unknown")
+        return self.status.ended
 
 
 def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding, ...], effects: int) -> str:
@@ -81,23 +85,23 @@ def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding,
     return f"blocked, nothing was committed: {reasons}"
 
 
-FAILURE_TEXT = {
-    "transient": "the backend is temporarily unavailable",
-    "rate_limited": "the backend is rate limiting requests",
-    "timeout": "the backend did not answer in time",
-    "invalid_arguments": "the backend rejected the arguments",
-    "not_found": "the record was not found",
-    "precondition_failed": "the records are not in the state the change needs (another transaction may "
-    "have changed them since this one read them)",
-    "permission_denied": "the backend refused access",
-    "internal": "the tool failed with an internal error",
-    "conflict": "another open transaction holds the records",
+FAILURE_TEXT: Mapping[ErrorClass, str] = {
+    ErrorClass.TRANSIENT: "the backend is temporarily unavailable",
+    ErrorClass.RATE_LIMITED: "the backend is rate limiting requests",
+    ErrorClass.TIMEOUT: "the backend did not answer in time",
+    ErrorClass.INVALID_ARGUMENTS: "the backend rejected the arguments",
+    ErrorClass.NOT_FOUND: "the record was not found",
+    ErrorClass.PRECONDITION_FAILED: "the records are not in the state the change needs (another transaction "
+    "may have changed them since this one read them)",
+    ErrorClass.PERMISSION_DENIED: "the backend refused access",
+    ErrorClass.INTERNAL: "the tool failed with an internal error",
+    ErrorClass.CONFLICT: "another open transaction holds the records",
 }
 """What a call that failed for good says it met, by error class."""
 
 
 def call_reply(
-    spec: ToolSpec, retried: Retried, error_text: ErrorText, transaction_id: str
+    spec: Tool, retried: Retried, error_text: ErrorText, transaction_id: str
 ) -> tuple[ToolReply, str | None]:
     """The agent's reply to a call that ran, and the error text the trace and the log keep."""
     outcome = retried.outcome
@@ -108,7 +112,7 @@ def call_reply(
         error = outcome.error
         reply = ToolReply(error_text(spec.name, error), None, True, error.error_class, transaction_id)
         return reply, error.message
-    error_class = retried.error_classes[-1] if retried.error_classes else "internal"
+    error_class = retried.error_classes[-1] if retried.error_classes else ErrorClass.INTERNAL
     message = (
         f"{spec.name} failed: {FAILURE_TEXT.get(error_class, 'the tool failed')} "
         f"({error_class}, {retried.retries + 1} attempts); nothing was changed"

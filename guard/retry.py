@@ -9,9 +9,10 @@ jitter; the sleep function is injectable so tests do not wait.
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from tenacity import (
@@ -26,8 +27,9 @@ from tenacity import (
 
 from guard.execute import CallOutcome
 from guard.settings import RetrySettings
+from judges.classify import ErrorClass, classify, retryable
 
-__all__ = ["Retried", "RetryPolicy", "call_with_retries"]
+__all__ = ["Retried", "RetryPolicy", "RetryRules", "call_with_retries", "classify_error"]
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -46,6 +48,35 @@ class RetryPolicy:
         )
 
 
+def classify_error(failure: object) -> ErrorClass:
+    """The classifier's class for a failure (an exception, a tool error result or error text)."""
+    return classify(failure).error_class
+
+
+@dataclass(frozen=True, slots=True)
+class RetryRules:
+    """What the guard retries and how, as one value: built once per runtime and handed down.
+
+    ``classify`` names a failure's class; ``retryable(error_class,
+    repeat_safe, idempotent)`` says whether a call may be repeated after it;
+    ``policy`` is the backoff, ``sleep`` how to wait (tests pass one that
+    does not).
+    """
+
+    policy: RetryPolicy = RetryPolicy()
+    classify: Callable[[object], ErrorClass] = classify_error
+    retryable: Callable[[ErrorClass, bool, bool], bool] = retryable
+    sleep: Sleep = asyncio.sleep
+
+    @classmethod
+    def from_settings(cls, settings: RetrySettings, *, sleep: Sleep | None = None) -> RetryRules:
+        return cls(RetryPolicy.from_settings(settings), sleep=sleep or asyncio.sleep)
+
+    def with_policy(self, policy: RetryPolicy) -> RetryRules:
+        """The same rules with another backoff (the outbox's dispatch has its own)."""
+        return replace(self, policy=policy)
+
+
 @dataclass(frozen=True, slots=True)
 class Retried:
     """A call's final outcome (or the exception it ended with) and how often it was repeated."""
@@ -53,16 +84,11 @@ class Retried:
     outcome: CallOutcome | None
     exception: Exception | None
     retries: int
-    error_classes: tuple[str, ...]
+    error_classes: tuple[ErrorClass, ...]
 
 
 async def call_with_retries(
-    attempt: Callable[[], Awaitable[CallOutcome]],
-    *,
-    policy: RetryPolicy,
-    classify: Callable[[BaseException], str],
-    retryable: Callable[[str], bool],
-    sleep: Sleep,
+    attempt: Callable[[], Awaitable[CallOutcome]], rules: RetryRules, *, repeat_safe: bool, idempotent: bool
 ) -> Retried:
     """Run ``attempt`` until it succeeds, fails for good, or the attempts run out.
 
@@ -73,20 +99,21 @@ async def call_with_retries(
     retryable first failure hands the remaining attempts to tenacity, with
     the backoff it would have used.
     """
-    seen: list[str] = []
+    seen: list[ErrorClass] = []
+    policy, sleep = rules.policy, rules.sleep
 
     def exception_retryable(exc: BaseException) -> bool:
         if not isinstance(exc, Exception):
             return False
-        error_class = classify(exc)
+        error_class = rules.classify(exc)
         seen.append(error_class)
-        return retryable(error_class)
+        return rules.retryable(error_class, repeat_safe, idempotent)
 
     def outcome_retryable(outcome: CallOutcome) -> bool:
         if outcome.ok or outcome.error_class is None:
             return False
         seen.append(outcome.error_class)
-        return retryable(outcome.error_class)
+        return rules.retryable(outcome.error_class, repeat_safe, idempotent)
 
     try:
         first = await attempt()

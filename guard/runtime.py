@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import importlib
 import logging
@@ -16,47 +15,37 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.audit import Audit
+from guard.backends.base import Backend
 from guard.backends.mcp import McpBackend
 from guard.backends.sql import SqlBackend
 from guard.backends.upstream import Upstream
 from guard.clock import Clock, SystemClock
-from guard.edge.upstream import connect_upstream
+from guard.edge.mcp_client import connect_upstream
 from guard.errors import BackendError, ConfigError
 from guard.gate import CommitGate
-from guard.instance import InstanceLease, NoLease
+from guard.lease import InstanceLease, NoLease
 from guard.manager import TransactionManager
 from guard.outbox import Outbox
+from guard.retry import RetryRules
 from guard.settings import GuardSettings
-from guard.store.audit import SqlAudit
 from guard.store.engine import create_engine, display_url, require_file, sqlite_file
-from guard.store.instance import SqlInstanceLease
 from guard.store.migrate import check_current
-from guard.store.outbox import SqlOutbox
+from guard.store.sql_audit import SqlAudit
+from guard.store.sql_lease import SqlInstanceLease
+from guard.store.sql_outbox import SqlOutbox
 from guard.telemetry import Telemetry, provider_from_settings
 from judges import AsyncJudge, Judge, default_registry, judges_from_config
 from judges import ConfigError as JudgesConfigError
-from judges.classify import classify, retryable
 
 __all__ = [
     "Runtime",
     "assemble",
     "build_runtime",
-    "classify_error",
     "configured_judges",
-    "is_retryable",
     "mcp_backend",
 ]
 
 log = logging.getLogger(__name__)
-
-
-def classify_error(failure: object) -> str:
-    """The classifier's class for a failure (an exception or error text), as the audit log carries it."""
-    return classify(failure).error_class.value
-
-
-def is_retryable(error_class: str, in_transaction: bool, idempotent: bool) -> bool:
-    return retryable(error_class, in_transaction=in_transaction, idempotent=idempotent)
 
 
 def _python_judge(options: Mapping[str, Any], base_dir: Path) -> Judge | AsyncJudge:
@@ -121,6 +110,7 @@ class Runtime:
     audit_engine: AsyncEngine | None
     telemetry: Telemetry
     lease: InstanceLease = field(default_factory=NoLease)
+    owns_gate: bool = True
 
     async def start(self) -> list[str]:
         """Check the audit store, then start the manager (and with it the backend).
@@ -156,6 +146,8 @@ class Runtime:
         finally:
             with contextlib.suppress(Exception):
                 await self.lease.release()
+            if self.owns_gate:
+                self.manager.gate.close()
             if self.audit_engine is not None:
                 await self.audit_engine.dispose()
             self.telemetry.shutdown()
@@ -187,30 +179,33 @@ class Runtime:
 
 def assemble(
     settings: GuardSettings,
-    backend: SqlBackend | McpBackend,
+    backend: Backend,
     audit: Audit,
     *,
     audit_engine: AsyncEngine | None = None,
     clock: Clock | None = None,
     provider: TracerProvider | None = None,
     sleep: Callable[[float], Awaitable[None]] | None = None,
+    gate: CommitGate | None = None,
+    telemetry: Telemetry | None = None,
 ) -> Runtime:
-    """A runtime around a backend built by the caller (the configured judges, then the backend's)."""
-    gate = CommitGate.from_settings(configured_judges(settings, backend.judges), settings.commit)
-    telemetry = Telemetry(provider if provider is not None else provider_from_settings(settings.telemetry))
-    extra = {} if sleep is None else {"sleep": sleep}
-    manager = TransactionManager(
-        backend,
-        gate,
-        audit,
-        telemetry,
-        clock or SystemClock(),
-        settings,
-        classify=classify_error,
-        retryable=is_retryable,
-        **extra,
-    )
-    return Runtime(settings, manager, audit_engine, telemetry)
+    """A runtime around a backend built by the caller: the one assembly the server and the benchmark use.
+
+    The gate runs the configured judges, then the backend's; a ``gate`` given
+    (one shared by many runtimes, as the benchmark's trials share their
+    domain's) is used as it is and left open when the runtime stops; so is a
+    ``telemetry`` given (a harness's, on the global tracer provider).
+    """
+    owns_gate = gate is None
+    if gate is None:
+        gate = CommitGate.from_settings(configured_judges(settings, backend.judges), settings.commit)
+    if telemetry is None:
+        telemetry = Telemetry(
+            provider if provider is not None else provider_from_settings(settings.telemetry)
+        )
+    rules = RetryRules.from_settings(settings.retry, sleep=sleep)
+    manager = TransactionManager(backend, gate, audit, telemetry, clock or SystemClock(), settings, rules)
+    return Runtime(settings, manager, audit_engine, telemetry, owns_gate=owns_gate)
 
 
 def mcp_backend(
@@ -228,9 +223,7 @@ def mcp_backend(
         settings.backend.mcp,
         clock,
         instance=settings.server.instance,
-        classify=classify_error,
-        retryable=is_retryable,
-        sleep=sleep or asyncio.sleep,
+        rules=RetryRules.from_settings(settings.retry, sleep=sleep),
     )
 
 

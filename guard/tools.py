@@ -37,11 +37,13 @@ if TYPE_CHECKING:
     from guard.clock import Clock
 
 __all__ = [
+    "Arguments",
     "ArgumentsCheck",
     "ErrorText",
+    "FunctionTool",
+    "Tool",
     "ToolContext",
     "ToolRegistry",
-    "ToolSpec",
     "format_validation_error",
     "inline_refs",
     "plain_error_text",
@@ -115,50 +117,37 @@ def to_jsonable(value: Any) -> Any:
 ArgumentsCheck = Callable[[Mapping[str, Any]], dict[str, Any]]
 """Checks a call's arguments against a schema; returns them, or raises :class:`InvalidArguments`."""
 
+Arguments = BaseModel | dict[str, Any]
+"""A call's arguments once validated: the tool's input model, or a checked ``dict``."""
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """A registered tool: its function, schemas and declared behaviour.
 
-    Arguments are checked by ``input_model`` (a pydantic model, derived from a
-    function's signature) or, for a tool described only by a JSON schema (an
-    upstream MCP server's), by ``check``; such a tool's function receives them
-    as one ``dict``. ``repeat_safe`` says a repeat after an ambiguous failure
-    cannot apply the call twice: the failed attempt left no trace (its
-    savepoint or outbox entry was undone), or the upstream dedupes it by key.
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Tool:
+    """A tool as the guard lists and checks it: its name, schemas, declared behaviour and validation.
+
+    A tool described only by a JSON schema (an upstream MCP server's) checks
+    its arguments with ``check`` and is run by its backend, never here.
+    ``repeat_safe`` says a repeat after an ambiguous failure cannot apply
+    the call twice: the failed attempt left no trace (its savepoint or outbox
+    entry was undone), or the upstream dedupes it by key.
     """
 
     name: str
     description: str
-    fn: ToolFn
-    input_model: type[BaseModel] | None
     input_schema: dict[str, Any]
     output_schema: dict[str, Any] | None
     write: bool
     idempotent: bool
     destructive: bool
     title: str | None = None
-    model_param: str | None = None
-    check: ArgumentsCheck | None = None
     repeat_safe: bool = True
+    check: ArgumentsCheck | None = None
 
-    def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel | dict[str, Any]:
-        """The arguments parsed against the input schema; :class:`InvalidArguments` if they do not fit."""
-        if self.input_model is None:
-            if self.check is None:
-                raise ConfigError(f"tool {self.name} has neither an input model nor a schema check")
-            return self.check(arguments or {})
-        try:
-            return self.input_model.model_validate(dict(arguments or {}))
-        except ValidationError as exc:
-            raise InvalidArguments(format_validation_error(exc)) from exc
-
-    async def invoke(self, ctx: ToolContext, arguments: BaseModel | dict[str, Any]) -> Any:
-        if not isinstance(arguments, BaseModel):
-            return await self.fn(ctx, arguments)
-        if self.model_param is not None:
-            return await self.fn(ctx, arguments)
-        return await self.fn(ctx, **{name: getattr(arguments, name) for name in type(arguments).model_fields})
+    def validate(self, arguments: Mapping[str, Any] | None) -> Arguments:
+        """The arguments checked against the input schema; :class:`InvalidArguments` if they do not fit."""
+        if self.check is None:
+            raise ConfigError(f"tool {self.name} has no way to check its arguments")
+        return self.check(arguments or {})
 
     def annotations(self) -> dict[str, Any]:
         """MCP tool annotation hints (camelCase, as on the wire)."""
@@ -173,13 +162,38 @@ class ToolSpec:
         return hints
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FunctionTool(Tool):
+    """A tool that is a Python function (a ``sql`` backend's): validated by its input model, run here.
+
+    The input model is derived from the function's signature (or is the one
+    model its single ``args`` parameter takes, ``model_param``).
+    """
+
+    fn: ToolFn
+    input_model: type[BaseModel]
+    model_param: str | None = None
+
+    def validate(self, arguments: Mapping[str, Any] | None) -> BaseModel:
+        try:
+            return self.input_model.model_validate(dict(arguments or {}))
+        except ValidationError as exc:
+            raise InvalidArguments(format_validation_error(exc)) from exc
+
+    async def invoke(self, ctx: ToolContext, arguments: BaseModel) -> Any:
+        """Run the function on validated arguments."""
+        if self.model_param is not None:
+            return await self.fn(ctx, arguments)
+        return await self.fn(ctx, **{name: getattr(arguments, name) for name in type(arguments).model_fields})
+
+
 class ToolRegistry:
     """An ordered, named set of tools: what a ``sql`` backend module exposes."""
 
     def __init__(self, name: str, *, error_text: ErrorText = plain_error_text) -> None:
         self.name = name
         self.error_text = error_text
-        self._tools: dict[str, ToolSpec] = {}
+        self._tools: dict[str, FunctionTool] = {}
 
     def tool(
         self,
@@ -212,7 +226,7 @@ class ToolRegistry:
 
         return register
 
-    def add(self, spec: ToolSpec) -> None:
+    def add(self, spec: FunctionTool) -> None:
         if spec.name in self._tools:
             raise ConfigError(f"tool {spec.name!r} is registered twice in {self.name!r}")
         self._tools[spec.name] = spec
@@ -221,7 +235,7 @@ class ToolRegistry:
         for spec in other:
             self.add(spec)
 
-    def __iter__(self) -> Iterator[ToolSpec]:
+    def __iter__(self) -> Iterator[FunctionTool]:
         return iter(self._tools.values())
 
     def __len__(self) -> int:
@@ -230,10 +244,10 @@ class ToolRegistry:
     def __contains__(self, name: object) -> bool:
         return name in self._tools
 
-    def __getitem__(self, name: str) -> ToolSpec:
+    def __getitem__(self, name: str) -> FunctionTool:
         return self._tools[name]
 
-    def get(self, name: str) -> ToolSpec | None:
+    def get(self, name: str) -> FunctionTool | None:
         return self._tools.get(name)
 
     @property
@@ -251,8 +265,8 @@ def build_spec(
     destructive: bool = False,
     title: str | None = None,
     localns: Mapping[str, Any] | None = None,
-) -> ToolSpec:
-    """Derive a :class:`ToolSpec` from a tool function's signature and docstring."""
+) -> FunctionTool:
+    """Derive a :class:`FunctionTool` from a tool function's signature and docstring."""
     if not inspect.iscoroutinefunction(fn):
         raise ConfigError(f"tool {fn.__qualname__} must be an async function")
     tool_name = name or fn.__name__
@@ -291,7 +305,7 @@ def build_spec(
         output_schema = inline_refs(returns.model_json_schema(by_alias=True, mode="serialization"))
         output_schema.pop("title", None)
     doc = description if description is not None else inspect.getdoc(fn) or ""
-    return ToolSpec(
+    return FunctionTool(
         name=tool_name,
         description=doc.strip(),
         fn=fn,

@@ -30,6 +30,7 @@ from judges import Decision
 
 __all__ = [
     "LIVE",
+    "CommitStatus",
     "Status",
     "TxnState",
     "after_call",
@@ -51,6 +52,61 @@ class Status(StrEnum):
 
 
 LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})
+
+
+class CommitStatus(StrEnum):
+    """What one commit attempt came to, in the commit reply, the admin API and the audit log.
+
+    ``committing`` is the log's status between the decision to commit and the
+    system of record's answer; a reply that cannot wait for the answer says
+    ``unknown``.
+    """
+
+    COMMITTED = "committed"
+    BLOCKED = "blocked"
+    PENDING_APPROVAL = "pending_approval"
+    ROLLED_BACK = "rolled_back"
+    PARTIAL = "partial"
+    ABORTED = "aborted"
+    COMMITTING = "committing"
+    UNKNOWN = "unknown"
+
+    @classmethod
+    def of(cls, status: Status) -> CommitStatus:
+        """The attempt's status for the transaction state it led to (an open one was blocked)."""
+        if status is Status.OPEN:
+            return cls.BLOCKED
+        return cls(status.value)
+
+    @property
+    def ended(self) -> bool:
+        """The transaction is over once an attempt comes to this (no more calls or commits)."""
+        return self in _ENDED
+
+    @property
+    def failed(self) -> bool:
+        """Nothing, or not all, of the transaction was committed, and the agent must act."""
+        return self in _FAILED
+
+
+_ENDED = frozenset(
+    {
+        CommitStatus.COMMITTED,
+        CommitStatus.ROLLED_BACK,
+        CommitStatus.PARTIAL,
+        CommitStatus.ABORTED,
+        CommitStatus.UNKNOWN,
+    }
+)
+_FAILED = frozenset(
+    {
+        CommitStatus.BLOCKED,
+        CommitStatus.ROLLED_BACK,
+        CommitStatus.PARTIAL,
+        CommitStatus.ABORTED,
+        CommitStatus.UNKNOWN,
+    }
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,7 @@ from alembic import context
 from sqlalchemy.engine import Connection
 
 from guard.store.engine import create_engine
-from guard.store.schema import metadata
+from guard.store.tables import metadata
 
 config = context.config
 target_metadata = metadata

@@ -29,8 +29,8 @@ from mcp import Client
 
 from guard.clock import SystemClock
 from guard.demo.backend import prepare, tools
-from guard.edge.mcp import build_server
 from guard.edge.plain import build_plain_server
+from guard.edge.server import build_server
 from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings

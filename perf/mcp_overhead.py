@@ -35,8 +35,8 @@ from mcp import Client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 
-from guard.edge.mcp import build_server
-from guard.edge.upstream import ClientUpstream
+from guard.edge.mcp_client import ClientUpstream
+from guard.edge.server import build_server
 from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings

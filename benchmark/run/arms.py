@@ -34,11 +34,11 @@ from benchmark.run.faults import INJECTED, FaultPlan
 from guard.audit import MemoryAudit
 from guard.backends.sql import SqlBackend
 from guard.clock import Clock
-from guard.edge.mcp import build_server
 from guard.edge.plain import build_plain_server
+from guard.edge.server import build_server
 from guard.gate import CommitGate
 from guard.manager import TransactionManager, TxnKey
-from guard.runtime import classify_error, is_retryable
+from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolRegistry
@@ -177,20 +177,20 @@ async def open_arm(
         return
     if gate is None:
         raise ValueError("the guarded arm needs a commit gate")
-    backend = SqlBackend(engine, registry, clock, metadata=metadata, name=registry.name)
+    # the world's engine outlives the arm: the trial is graded on it afterwards
+    backend = SqlBackend(engine, registry, clock, metadata=metadata, name=registry.name, owns_engine=False)
     audit = MemoryAudit()
-    manager = TransactionManager(
-        backend,
-        gate,
-        audit,
-        Telemetry(),
-        clock,
+    runtime = assemble(
         settings,
-        classify=classify_error,
-        retryable=is_retryable,
+        backend,
+        audit,
+        clock=clock,
+        gate=gate,
+        telemetry=Telemetry(),
         sleep=asyncio.sleep if sleep_backoff else _no_wait,
     )
-    await backend.start()
+    manager = runtime.manager
+    await runtime.start()
     principal = "bench-agent"
     keys = _Keys(transaction)
     server = build_server(
@@ -207,3 +207,4 @@ async def open_arm(
     finally:
         if manager.live(keys.current) is not None:
             await manager.rollback_by_id(keys.current, "the trial ended")
+        await runtime.stop()

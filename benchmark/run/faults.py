@@ -18,7 +18,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from guard.errors import ToolError
-from guard.tools import ToolContext, ToolRegistry, ToolSpec
+from guard.tools import FunctionTool, ToolContext, ToolRegistry
+from judges.classify import ErrorClass
 
 __all__ = ["INJECTED", "FaultPlan", "InjectedFault", "faulty_registry"]
 
@@ -26,7 +27,7 @@ INJECTED = "injected transient fault"
 
 
 class InjectedFault(ToolError):
-    error_class = "transient"
+    error_class = ErrorClass.TRANSIENT
 
 
 @dataclass
@@ -57,7 +58,7 @@ class FaultPlan:
         return kind
 
 
-def _wrap(spec: ToolSpec, plan: FaultPlan) -> ToolSpec:
+def _wrap(spec: FunctionTool, plan: FaultPlan) -> FunctionTool:
     inner: Callable[..., Any] = spec.fn
 
     async def faulty(ctx: ToolContext, *args: Any, **kwargs: Any) -> Any:

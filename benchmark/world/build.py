@@ -47,6 +47,7 @@ from guard.execute import CallOutcome, execute
 from guard.store.engine import create_engine
 from guard.tools import ToolContext
 from judges.canonical import CanonicalState, canonical_state
+from judges.classify import ErrorClass
 
 __all__ = ["World", "dump_state", "open_world"]
 
@@ -99,7 +100,9 @@ class World:
         """
         spec = self.domain.registry.get(tool)
         if spec is None:
-            return CallOutcome(error=ToolError(f"Unknown tool: {tool}", error_class="invalid_arguments"))
+            return CallOutcome(
+                error=ToolError(f"Unknown tool: {tool}", error_class=ErrorClass.INVALID_ARGUMENTS)
+            )
         async with self.engine.connect() as conn, conn.begin():
             return await execute(spec, self.context(conn, tool), arguments)
 

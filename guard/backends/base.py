@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from guard.execute import CallOutcome
-from guard.tools import ErrorText, ToolSpec
+from guard.tools import Arguments, ErrorText, Tool
 from judges import Effect, Judge, StateReader
 
 __all__ = ["Backend", "Session", "UpstreamReport"]
@@ -46,8 +46,9 @@ class Session(Protocol):
         """
         ...
 
-    async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
-        """Run one call in isolation: an error outcome or an exception leaves no trace of it."""
+    async def call(self, tool: Tool, arguments: Arguments) -> CallOutcome:
+        """Run one call on arguments ``tool.validate`` returned, in isolation: an error outcome or an
+        exception leaves no trace of it."""
         ...
 
     async def effects(self) -> list[Effect]: ...
@@ -70,7 +71,7 @@ class Backend(Protocol):
     error_text: ErrorText
 
     @property
-    def tools(self) -> Sequence[ToolSpec]:
+    def tools(self) -> Sequence[Tool]:
         """The tools; a backend may learn them only in ``start``."""
         ...
 

@@ -20,7 +20,7 @@ compensation failed. The reports say exactly which writes ended how.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Literal
@@ -32,8 +32,9 @@ from guard.clock import Clock
 from guard.errors import InvalidArguments, ToolError
 from guard.execute import CallOutcome
 from guard.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbox, OutboxEntry, advance
-from guard.retry import Retried, RetryPolicy, call_with_retries
-from guard.tools import ToolSpec
+from guard.retry import Retried, RetryRules, call_with_retries
+from guard.tools import Tool
+from judges.classify import ErrorClass
 
 __all__ = ["CERTAIN", "Dispatcher", "fate", "result_outcome", "settled", "write_meta"]
 
@@ -41,12 +42,12 @@ log = logging.getLogger(__name__)
 
 CERTAIN = frozenset(
     {
-        "transient",
-        "rate_limited",
-        "invalid_arguments",
-        "not_found",
-        "precondition_failed",
-        "permission_denied",
+        ErrorClass.TRANSIENT,
+        ErrorClass.RATE_LIMITED,
+        ErrorClass.INVALID_ARGUMENTS,
+        ErrorClass.NOT_FOUND,
+        ErrorClass.PRECONDITION_FAILED,
+        ErrorClass.PERMISSION_DENIED,
     }
 )
 """Classes of a raised failure after which the call certainly did not take effect."""
@@ -59,7 +60,7 @@ def write_meta(entry: OutboxEntry, suffix: str = "") -> dict[str, Any]:
     return {IDEMPOTENCY_KEY: entry.key + suffix, TRANSACTION_META: entry.transaction_id}
 
 
-def result_outcome(result: UpstreamResult, classify: Callable[[object], str]) -> CallOutcome:
+def result_outcome(result: UpstreamResult, classify: Callable[[object], ErrorClass]) -> CallOutcome:
     """An upstream result as a call outcome; a tool error carries the class of its text."""
     if not result.is_error:
         return CallOutcome(value=result.value)
@@ -67,7 +68,7 @@ def result_outcome(result: UpstreamResult, classify: Callable[[object], str]) ->
     return CallOutcome(error=ToolError(text, error_class=classify(text)))
 
 
-def fate(error_class: str | None, *, raised: bool) -> EntryStatus:
+def fate(error_class: ErrorClass | None, *, raised: bool) -> EntryStatus:
     """Where a write that did not succeed stands: failed (certainly not applied) or unknown.
 
     A call that raised was applied or not depending on its class (only the
@@ -76,10 +77,10 @@ def fate(error_class: str | None, *, raised: bool) -> EntryStatus:
     """
     if raised:
         return EntryStatus.FAILED if error_class in CERTAIN else EntryStatus.UNKNOWN
-    return EntryStatus.UNKNOWN if error_class == "timeout" else EntryStatus.FAILED
+    return EntryStatus.UNKNOWN if error_class is ErrorClass.TIMEOUT else EntryStatus.FAILED
 
 
-def settled(retried: Retried) -> tuple[EntryStatus, str | None, str | None]:
+def settled(retried: Retried) -> tuple[EntryStatus, ErrorClass | None, str | None]:
     """Where a write ended: applied, failed (certainly not applied) or unknown, with class and reason."""
     outcome = retried.outcome
     if outcome is not None and outcome.ok:
@@ -87,7 +88,7 @@ def settled(retried: Retried) -> tuple[EntryStatus, str | None, str | None]:
     if outcome is not None and outcome.error is not None:
         error_class = outcome.error.error_class
         return fate(error_class, raised=False), error_class, outcome.error.message
-    error_class = retried.error_classes[-1] if retried.error_classes else "internal"
+    error_class = retried.error_classes[-1] if retried.error_classes else ErrorClass.INTERNAL
     reason = f"{type(retried.exception).__name__}: {retried.exception}"
     return fate(error_class, raised=True), error_class, reason
 
@@ -104,15 +105,12 @@ class Dispatcher:
         upstream: Upstream,
         outbox: Outbox,
         policies: Callable[[], Mapping[str, ToolPolicy]],
-        specs: Callable[[], Mapping[str, ToolSpec]],
+        specs: Callable[[], Mapping[str, Tool]],
         clock: Clock,
         *,
         instance: str,
-        policy: RetryPolicy,
+        rules: RetryRules,
         lease_s: float,
-        classify: Callable[[object], str],
-        retryable: Callable[[str, bool, bool], bool],
-        sleep: Callable[[float], Awaitable[None]],
     ) -> None:
         self.upstream = upstream
         self.outbox = outbox
@@ -120,14 +118,11 @@ class Dispatcher:
         self._specs = specs
         self.clock = clock
         self.instance = instance
-        self._policy = policy
+        self._rules = rules
         self._lease = timedelta(seconds=lease_s)
-        self._classify = classify
-        self._retryable = retryable
-        self._sleep = sleep
 
-    def classify(self, failure: object) -> str:
-        return self._classify(failure)
+    def classify(self, failure: object) -> ErrorClass:
+        return self._rules.classify(failure)
 
     def _safe(self, tool: str) -> bool:
         policy = self._policies().get(tool)
@@ -157,13 +152,7 @@ class Dispatcher:
             result = await self.upstream.call_tool(tool, arguments, meta=meta)
             return result_outcome(result, self.classify)
 
-        retried = await call_with_retries(
-            attempt,
-            policy=self._policy,
-            classify=self._classify,
-            retryable=lambda error_class: self._retryable(error_class, False, safe),
-            sleep=self._sleep,
-        )
+        retried = await call_with_retries(attempt, self._rules, repeat_safe=False, idempotent=safe)
         return current, retried
 
     # -- commit ----------------------------------------------------------------------------
@@ -185,7 +174,7 @@ class Dispatcher:
                     entry,
                     EntryStatus.UNKNOWN,
                     now,
-                    error_class="timeout",
+                    error_class=ErrorClass.TIMEOUT,
                     error="an attempt was interrupted before its reply; repeating this write is not safe",
                 )
                 await self.outbox.save(stopped)
@@ -220,7 +209,7 @@ class Dispatcher:
                         entry,
                         EntryStatus.UNKNOWN,
                         self.clock.now(),
-                        error_class="timeout",
+                        error_class=ErrorClass.TIMEOUT,
                         error="the guard stopped before the upstream answered",
                     )
                 )

@@ -23,9 +23,11 @@ import asyncio
 import json
 import logging
 import uuid
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
+
+from pydantic import BaseModel
 
 from guard.backends.base import UpstreamReport
 from guard.backends.dispatch import Dispatcher, fate, result_outcome, write_meta
@@ -35,14 +37,18 @@ from guard.clock import Clock
 from guard.errors import BackendError, ToolError
 from guard.execute import CallOutcome
 from guard.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
-from guard.retry import RetryPolicy
+from guard.retry import RetryPolicy, RetryRules
 from guard.settings import McpSettings
-from guard.tools import ErrorText, ToolSpec, plain_error_text
+from guard.tools import Arguments, ErrorText, Tool, plain_error_text
 from judges import Effect, Judge, Query, StateSnapshot, call_effect
+from judges.classify import ErrorClass
 
 __all__ = ["McpBackend", "McpSession", "NoState"]
 
 log = logging.getLogger(__name__)
+
+_RETRIED = frozenset({ErrorClass.TRANSIENT, ErrorClass.RATE_LIMITED, ErrorClass.TIMEOUT})
+"""Classes after which an agent's repeat of the same passthrough call reuses the entry (and its key)."""
 
 
 class NoState:
@@ -91,14 +97,15 @@ class McpSession:
             attempts=attempts,
         )
 
-    async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
+    async def call(self, spec: Tool, arguments: Arguments) -> CallOutcome:
+        checked = arguments.model_dump(mode="json") if isinstance(arguments, BaseModel) else dict(arguments)
         policy = self._backend.policy(spec.name)
         if policy.mode == "read":
-            result = await self._backend.upstream.call_tool(spec.name, arguments)
+            result = await self._backend.upstream.call_tool(spec.name, checked)
             return result_outcome(result, self._backend.dispatcher.classify)
         if policy.mode == "defer":
-            return await self._defer(spec.name, dict(arguments))
-        return await self._pass(policy, dict(arguments))
+            return await self._defer(spec.name, checked)
+        return await self._pass(policy, checked)
 
     async def _defer(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         entry = self._entry(tool, arguments, "defer", EntryStatus.HELD)
@@ -130,7 +137,7 @@ class McpSession:
             self._seq = entry.seq
         self._retrying = None
         dispatcher = self._backend.dispatcher
-        error_class: str | None
+        error_class: ErrorClass | None
         try:
             result = await self._backend.upstream.call_tool(policy.name, arguments, meta=write_meta(entry))
         except Exception as exc:
@@ -157,7 +164,7 @@ class McpSession:
             entry, status, self._backend.clock.now(), error_class=error_class, error=error, result=value
         )
         await outbox.save(entry)
-        if error_class in ("transient", "rate_limited", "timeout") or status is EntryStatus.UNKNOWN:
+        if error_class in _RETRIED or status is EntryStatus.UNKNOWN:
             self._retrying = (signature, entry)
         return outcome
 
@@ -216,10 +223,9 @@ class McpBackend:
         clock: Clock,
         *,
         instance: str,
-        classify: Callable[[object], str],
-        retryable: Callable[[str, bool, bool], bool],
-        sleep: Callable[[float], Awaitable[None]],
+        rules: RetryRules,
     ) -> None:
+        """``rules``: the guard's retry rules; the dispatch backoff comes from ``settings.dispatch``."""
         self.upstream = upstream
         self.outbox = outbox
         self.settings = settings
@@ -229,7 +235,7 @@ class McpBackend:
         self.error_text: ErrorText = plain_error_text
         self.lease = timedelta(seconds=settings.dispatch.lease_s)
         self._policies: dict[str, ToolPolicy] = {}
-        self._specs: dict[str, ToolSpec] = {}
+        self._specs: dict[str, Tool] = {}
         dispatch = settings.dispatch
         self.dispatcher = Dispatcher(
             upstream,
@@ -238,17 +244,19 @@ class McpBackend:
             lambda: self._specs,
             clock,
             instance=instance,
-            policy=RetryPolicy(
-                dispatch.max_attempts, dispatch.initial_backoff_s, dispatch.max_backoff_s, dispatch.jitter_s
+            rules=rules.with_policy(
+                RetryPolicy(
+                    dispatch.max_attempts,
+                    dispatch.initial_backoff_s,
+                    dispatch.max_backoff_s,
+                    dispatch.jitter_s,
+                )
             ),
             lease_s=dispatch.lease_s,
-            classify=classify,
-            retryable=retryable,
-            sleep=sleep,
         )
 
     @property
-    def tools(self) -> Sequence[ToolSpec]:
+    def tools(self) -> Sequence[Tool]:
         return list(self._specs.values())
 
     @property

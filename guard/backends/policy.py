@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from guard.backends.upstream import UpstreamTool
-from guard.errors import BackendError, ConfigError
-from guard.schema import JsonSchemaArguments
+from guard.errors import ConfigError
+from guard.json_schema import JsonSchemaArguments
 from guard.settings import CompensationSettings, McpSettings, McpToolSettings
-from guard.tools import ToolContext, ToolSpec
+from guard.tools import Tool
 
 __all__ = ["ToolMode", "ToolPolicy", "build_arguments", "classify_tool", "resolve_policies", "tool_spec"]
 
@@ -111,10 +111,6 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
     return policies
 
 
-async def _forwarded(ctx: ToolContext, arguments: Any) -> Any:
-    raise BackendError(f"{ctx.tool} is served by the upstream MCP server; the mcp backend forwards it")
-
-
 def _note(policy: ToolPolicy) -> str:
     if policy.mode == "defer":
         return (
@@ -131,18 +127,16 @@ def _note(policy: ToolPolicy) -> str:
     return ""
 
 
-def tool_spec(tool: UpstreamTool, policy: ToolPolicy) -> ToolSpec:
+def tool_spec(tool: UpstreamTool, policy: ToolPolicy) -> Tool:
     """The tool as the guard lists it: the upstream's schema, annotations from the policy.
 
     A deferred write loses its output schema: its provisional result cannot honour it.
     """
     note = _note(policy)
     description = f"{tool.description}\n\n{note}".strip() if note else tool.description
-    return ToolSpec(
+    return Tool(
         name=tool.name,
         description=description,
-        fn=_forwarded,
-        input_model=None,
         input_schema=tool.input_schema,
         output_schema=None if policy.mode == "defer" else tool.output_schema,
         write=policy.write,

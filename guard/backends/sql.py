@@ -27,10 +27,10 @@ import asyncio
 import contextlib
 import importlib
 import logging
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from types import ModuleType
-from typing import Any
 
+from pydantic import BaseModel
 from sqlalchemy import MetaData, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -38,12 +38,12 @@ from guard.backends.base import UpstreamReport
 from guard.backends.reads import SqlStateReader
 from guard.clock import Clock
 from guard.errors import ConfigError, ToolError, TransactionLost
-from guard.execute import CallOutcome, execute
+from guard.execute import CallOutcome, run_tool
 from guard.store import marks
 from guard.store.capture import Capture, truncate_refusal
-from guard.tools import ToolContext, ToolRegistry, ToolSpec
+from guard.tools import Arguments, Tool, ToolContext, ToolRegistry
 from judges import Effect, Judge, fold_changes
-from judges.classify import is_lock_wait
+from judges.classify import ErrorClass, is_lock_wait
 
 __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
 
@@ -98,14 +98,16 @@ class SqlSession:
                 f"transaction {self.transaction_id} is lost: {reason}", transaction_id=self.transaction_id
             )
 
-    async def call(self, spec: ToolSpec, arguments: Mapping[str, Any]) -> CallOutcome:
+    async def call(self, tool: Tool, arguments: Arguments) -> CallOutcome:
         self._alive()
+        spec = self._backend.registry[tool.name]
+        parsed = arguments if isinstance(arguments, BaseModel) else spec.validate(arguments)
         ctx = ToolContext(self._conn, self._backend.clock, spec.name, self.transaction_id)
         # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
         await self._conn.exec_driver_sql(f"SAVEPOINT {_SAVEPOINT}")
         watch = self._watch_locks()
         try:
-            outcome = await execute(spec, ctx, arguments)
+            outcome = await run_tool(spec, ctx, parsed)
         except BaseException as exc:
             await self._undo_call()
             refusal = self._refusal(spec.name, exc) if isinstance(exc, Exception) else None
@@ -139,7 +141,9 @@ class SqlSession:
         """A database failure the agent should read as such: a refused TRUNCATE, a named lock conflict."""
         refused = truncate_refusal(exc)
         if refused is not None:
-            return ToolError(f"{tool}: {refused}; nothing was changed", error_class="permission_denied")
+            return ToolError(
+                f"{tool}: {refused}; nothing was changed", error_class=ErrorClass.PERMISSION_DENIED
+            )
         return self._conflict(tool, exc)
 
     def _conflict(self, tool: str, exc: Exception) -> ToolError | None:
@@ -158,7 +162,7 @@ class SqlSession:
         return ToolError(
             f"{tool}: the records it needs are locked by another open transaction, {named}, which has not "
             "committed or rolled back; nothing was changed. Try again once it has ended.",
-            error_class="conflict",
+            error_class=ErrorClass.CONFLICT,
         )
 
     async def _undo_call(self) -> None:
@@ -214,7 +218,10 @@ class SqlBackend:
         prepare: Callable[[AsyncConnection], Awaitable[None]] | None = None,
         name: str | None = None,
         instance: str = "guard",
+        owns_engine: bool = True,
     ) -> None:
+        """``owns_engine``: close() disposes the engine; false when the engine outlives the backend
+        (the benchmark's world, which is graded after the trial)."""
         self.engine = engine
         self.registry = registry
         self.clock = clock
@@ -230,6 +237,7 @@ class SqlBackend:
         # early (a failed test, an embedding that forgets one) never leaves row locks behind
         self._open: set[SqlSession] = set()
         self._watches: set[asyncio.Task[None]] = set()
+        self._owns_engine = owns_engine
 
     @classmethod
     def from_module(
@@ -261,7 +269,7 @@ class SqlBackend:
         await marks.probe_write(self.engine, self.clock.now())
 
     @property
-    def tools(self) -> Sequence[ToolSpec]:
+    def tools(self) -> Sequence[Tool]:
         return list(self.registry)
 
     @property
@@ -348,10 +356,11 @@ class SqlBackend:
         return []
 
     async def close(self) -> None:
-        """Roll back every session still open, then close the pool."""
+        """Roll back every session still open, then close the pool (when the backend owns the engine)."""
         for task in list(self._watches):
             task.cancel()
         for session in list(self._open):
             with contextlib.suppress(Exception):
                 await session.rollback()
-        await self.engine.dispose()
+        if self._owns_engine:
+            await self.engine.dispose()

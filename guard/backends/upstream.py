@@ -2,7 +2,7 @@
 
 :class:`Upstream` is what the backend needs of a connection: the tool list and
 ``tools/call`` with ``_meta``. The implementation over the official SDK's
-client is :class:`guard.edge.upstream.ClientUpstream`; given an in-process
+client is :class:`guard.edge.mcp_client.ClientUpstream`; given an in-process
 ``Server`` it is also the in-memory one (the SDK connects the two without a
 transport). Failures come back as exceptions for the classifier
 (:func:`judges.classify`), or as results with ``is_error`` set when the

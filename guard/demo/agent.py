@@ -20,7 +20,7 @@ from typing import Any
 import mcp_types as types
 from mcp import Client
 
-from guard.edge.mcp import build_server
+from guard.edge.server import build_server
 from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings

@@ -11,21 +11,21 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
-from pydantic import BaseModel, Field
 from starlette.routing import Route
 
+from guard.edge.admin import admin_router
 from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
-from guard.edge.mcp import build_server
+from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
 from guard.keys import HEADER, key_from_http
 from guard.manager import TxnKey
@@ -50,18 +50,6 @@ def _resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
     return TxnKey(key, request.scope.get(PRINCIPAL, ANONYMOUS), meta)
 
 
-class CommitBody(BaseModel):
-    final_message: str = Field("", max_length=32_000, description="The agent's final message to the user.")
-
-
-class RollbackBody(BaseModel):
-    reason: str = Field("rolled back by an operator", max_length=2000)
-
-
-class ReviewBody(BaseModel):
-    reviewer: str = Field(min_length=1, max_length=128)
-
-
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
     """A 422 naming where and what, never the input (FastAPI's default echoes the body back)."""
     problems = [
@@ -69,6 +57,18 @@ async def _invalid_request(request: Request, exc: RequestValidationError) -> JSO
         for error in exc.errors()
     ]
     return JSONResponse({"detail": problems}, status_code=422)
+
+
+async def _guard_error(request: Request, exc: GuardError) -> JSONResponse:
+    if isinstance(exc, TransactionClosed):
+        status = 404
+    elif isinstance(exc, TransactionError):
+        status = 409
+    elif isinstance(exc, RequestRejected):
+        status = 400
+    else:
+        status = 500
+    return JSONResponse({"error": exc.message, "transaction": exc.transaction_id}, status_code=status)
 
 
 def create_app(
@@ -117,64 +117,9 @@ def create_app(
 
     app.exception_handler(RequestValidationError)(_invalid_request)
 
-    @app.exception_handler(GuardError)
-    async def guard_error(request: Request, exc: GuardError) -> JSONResponse:
-        if isinstance(exc, TransactionClosed):
-            status = 404
-        elif isinstance(exc, TransactionError):
-            status = 409
-        elif isinstance(exc, RequestRejected):
-            status = 400
-        else:
-            status = 500
-        return JSONResponse({"error": exc.message, "transaction": exc.transaction_id}, status_code=status)
+    app.exception_handler(GuardError)(_guard_error)
 
-    @app.get("/healthz")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
-    @app.get("/readyz")
-    async def readyz() -> JSONResponse:
-        problems = await runtime.ready()
-        return JSONResponse(
-            {"status": "ready" if not problems else "not ready", "problems": problems},
-            status_code=200 if not problems else 503,
-        )
-
-    @app.get("/transactions")
-    async def list_transactions(status: str | None = None, limit: int = 100) -> dict[str, Any]:
-        if not 1 <= limit <= 1000:
-            raise HTTPException(422, "limit must be between 1 and 1000")
-        records = await runtime.manager.audit.list_transactions(status, limit)
-        return {"transactions": [r.to_dict() for r in records]}
-
-    @app.get("/transactions/{transaction_id}")
-    async def show_transaction(transaction_id: str) -> dict[str, Any]:
-        detail = await runtime.manager.audit.get_transaction(transaction_id)
-        if detail is None:
-            raise HTTPException(404, f"no transaction {transaction_id}")
-        return detail.to_dict()
-
-    async def _act(work: Awaitable[Any]) -> dict[str, Any]:
-        reply = await work
-        result: dict[str, Any] = reply.to_dict()
-        return result
-
-    @app.post("/transactions/{transaction_id}/commit")
-    async def commit(transaction_id: str, body: CommitBody) -> dict[str, Any]:
-        return await _act(manager.commit_by_id(transaction_id, body.final_message, via="admin"))
-
-    @app.post("/transactions/{transaction_id}/rollback")
-    async def rollback(transaction_id: str, body: RollbackBody) -> dict[str, Any]:
-        return await _act(manager.rollback_by_id(transaction_id, body.reason, via="admin"))
-
-    @app.post("/transactions/{transaction_id}/approve")
-    async def approve(transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        return await _act(manager.review(transaction_id, approve=True, reviewer=body.reviewer))
-
-    @app.post("/transactions/{transaction_id}/reject")
-    async def reject(transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        return await _act(manager.review(transaction_id, approve=False, reviewer=body.reviewer))
+    app.include_router(admin_router(runtime))
 
     if extra_routes is not None:
         extra_routes(app)

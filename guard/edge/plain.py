@@ -20,7 +20,7 @@ from mcp.shared.exceptions import MCPError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.clock import Clock
-from guard.edge.mcp import spec_tool
+from guard.edge.server import spec_tool
 from guard.errors import ToolError
 from guard.execute import CallOutcome, execute
 from guard.tools import ToolContext, ToolRegistry

@@ -23,7 +23,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from guard.errors import GuardError, RequestRejected, TransactionClosed
 from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
-from guard.tools import ToolSpec, format_validation_error
+from guard.tools import Tool, format_validation_error
+from guard.transactions import CommitStatus
 
 __all__ = ["KeyResolver", "build_server", "commit_tool", "rollback_tool", "spec_tool"]
 
@@ -47,15 +48,7 @@ _COMMIT_OUTPUT = {
     "properties": {
         "status": {
             "type": "string",
-            "enum": [
-                "committed",
-                "blocked",
-                "pending_approval",
-                "rolled_back",
-                "partial",
-                "aborted",
-                "unknown",
-            ],
+            "enum": [status.value for status in CommitStatus if status is not CommitStatus.COMMITTING],
         },
         "transaction": {"type": "string"},
         "effects": {"type": "array", "items": {"type": "object"}},
@@ -86,7 +79,7 @@ def commit_tool(name: str) -> types.Tool:
     )
 
 
-def spec_tool(spec: ToolSpec, *, output_schema: bool = True) -> types.Tool:
+def spec_tool(spec: Tool, *, output_schema: bool = True) -> types.Tool:
     """A registered tool as MCP lists it; ``output_schema=False`` leaves its output schema out."""
     hints = spec.annotations()
     return types.Tool(
@@ -139,7 +132,7 @@ def _commit_result(reply: CommitReply) -> types.CallToolResult:
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,
-        is_error=reply.status in ("blocked", "rolled_back", "partial", "aborted", "unknown"),
+        is_error=reply.status.failed,
     )
 
 
@@ -238,7 +231,7 @@ class _Catalogue:
     def __init__(self, manager: TransactionManager, output_schemas: bool) -> None:
         self._manager = manager
         self._output_schemas = output_schemas
-        self._built_from: Mapping[str, ToolSpec] | None = None
+        self._built_from: Mapping[str, Tool] | None = None
         self._listed: list[types.Tool] = []
         self._schemas: dict[str, dict[str, Any]] = {}
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 
-from guard.edge.mcp import build_server
+from guard.edge.server import build_server
 from guard.edge.stdio_transport import stdio_transport
 from guard.keys import StreamKeys
 from guard.manager import TxnKey

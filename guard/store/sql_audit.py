@@ -24,7 +24,10 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from guard.audit import UNSETTLED_STATUSES, CallEntry, CommitEntry, TxnDetail, TxnRecord
 from guard.errors import AuditError
 from guard.store.engine import sqlite_file
-from guard.store.schema import calls, commits, transactions
+from guard.store.tables import calls, commits, transactions
+from guard.transactions import CommitStatus, Status
+from judges import Decision
+from judges.classify import ErrorClass
 
 __all__ = ["SqlAudit"]
 
@@ -75,7 +78,23 @@ def _txn_values(record: TxnRecord) -> dict[str, Any]:
 
 def _txn(row: Any) -> TxnRecord:
     m = row._mapping
-    return TxnRecord(id=m["id"], **{name: m[name] for name in _TXN_FIELDS})
+    fields = {name: m[name] for name in _TXN_FIELDS}
+    fields["status"] = Status(fields["status"])
+    return TxnRecord(id=m["id"], **fields)
+
+
+def _call(row: Any) -> CallEntry:
+    fields = {name: value for name, value in row._mapping.items() if name != "id"}
+    if fields["error_class"] is not None:
+        fields["error_class"] = ErrorClass(fields["error_class"])
+    return CallEntry(**fields)
+
+
+def _commit(row: Any) -> CommitEntry:
+    fields = {name: value for name, value in row._mapping.items() if name != "id"}
+    fields["decision"] = Decision(fields["decision"])
+    fields["status"] = CommitStatus(fields["status"])
+    return CommitEntry(**fields)
 
 
 async def _write_transaction(conn: AsyncConnection, record: TxnRecord) -> None:
@@ -213,11 +232,11 @@ class SqlAudit:
         async with self._engine.connect() as conn:
             return [_txn(row) for row in await conn.execute(query)]
 
-    async def status_of(self, transaction_id: str) -> str | None:
+    async def status_of(self, transaction_id: str) -> Status | None:
         async with self._engine.connect() as conn:
             row = await conn.execute(select(transactions.c.status).where(transactions.c.id == transaction_id))
             found = row.first()
-        return None if found is None else str(found[0])
+        return None if found is None else Status(found[0])
 
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> list[TxnRecord]:
         query = select(transactions).order_by(desc(transactions.c.opened_at)).limit(limit)
@@ -241,12 +260,8 @@ class SqlAudit:
             commit_rows = await conn.execute(
                 select(commits).where(commits.c.transaction_id == transaction_id).order_by(commits.c.attempt)
             )
-            call_entries = tuple(
-                CallEntry(**{k: v for k, v in r._mapping.items() if k != "id"}) for r in call_rows
-            )
-            commit_entries = tuple(
-                CommitEntry(**{k: v for k, v in r._mapping.items() if k != "id"}) for r in commit_rows
-            )
+            call_entries = tuple(_call(r) for r in call_rows)
+            commit_entries = tuple(_commit(r) for r in commit_rows)
         return TxnDetail(_txn(found), call_entries, commit_entries)
 
     async def close(self) -> None:

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from guard.clock import Clock
 from guard.errors import InstanceInUse
-from guard.store.schema import instances
+from guard.store.tables import instances
 
 __all__ = ["SqlInstanceLease"]
 

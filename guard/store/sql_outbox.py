@@ -16,7 +16,8 @@ from sqlalchemy import ColumnElement, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.outbox import UNSETTLED, EntryStatus, OutboxEntry
-from guard.store.schema import outbox
+from guard.store.tables import outbox
+from judges.classify import ErrorClass
 
 __all__ = ["SqlOutbox"]
 
@@ -51,6 +52,7 @@ def _entry(row: Any) -> OutboxEntry:
     m = row._mapping
     fields = {name: m[name] for name in _FIELDS}
     fields["status"] = EntryStatus(fields["status"])
+    fields["error_class"] = None if fields["error_class"] is None else ErrorClass(fields["error_class"])
     return OutboxEntry(key=m["key"], **fields)
 
 

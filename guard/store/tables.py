@@ -4,7 +4,7 @@ Alembic migrations in ``migrations/`` create and evolve these; the store
 reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
 findings, effects and what a commit dispatched as they were at the time.
 ``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`);
-``guard_instances`` the guard processes that have run on this store (:mod:`guard.instance`).
+``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`).
 """
 
 from __future__ import annotations

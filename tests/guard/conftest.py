@@ -22,13 +22,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from guard.backends.mcp import McpBackend
 from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
-from guard.edge.mcp import build_server
+from guard.edge.server import build_server
 from guard.keys import StreamKeys
 from guard.manager import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
-from guard.store.instance import SqlInstanceLease
 from guard.store.migrate import upgrade
+from guard.store.sql_lease import SqlInstanceLease
 
 
 async def no_sleep(seconds: float) -> None:

@@ -11,7 +11,7 @@ import mcp_types as types
 
 from guard.audit import MemoryAudit
 from guard.clock import FixedClock
-from guard.edge.upstream import ClientUpstream
+from guard.edge.mcp_client import ClientUpstream
 from guard.outbox import MemoryOutbox, Outbox
 from guard.runtime import Runtime, assemble, build_runtime, mcp_backend
 from guard.settings import GuardSettings

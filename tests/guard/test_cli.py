@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ import yaml
 from mcp import Client
 
 from guard.audit import CallEntry, CommitEntry, TxnRecord
-from guard.store.audit import SqlAudit
 from guard.store.engine import create_engine
 from guard.store.migrate import head_revision, upgrade
+from guard.store.sql_audit import SqlAudit
+from guard.transactions import CommitStatus, Status
+from judges import Decision
 from tests.guard.conftest import wait_until_ready
 
 # What an agent can put in any text the audit log keeps: rich markup (a closing tag with nothing open,
@@ -113,19 +116,56 @@ async def hostile_log(tmp_path: Path) -> Path:
     engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
     audit = SqlAudit(engine)
     now = datetime.now(UTC)
-    record = TxnRecord("t-1", "agent-a", "guard-1", "shop", "open", now, now)
+    record = TxnRecord(
+        id="t-1",
+        principal="agent-a",
+        instance="guard-1",
+        backend="shop",
+        status=Status.OPEN,
+        opened_at=now,
+        updated_at=now,
+    )
     try:
         await upgrade(engine)
         await audit.open_transaction(record)
         await audit.record_call(
-            CallEntry("t-1", 1, "update_ticket", {"note": HOSTILE}, True, "ok", None, None, 0, 1.5, now)
+            CallEntry(
+                transaction_id="t-1",
+                seq=1,
+                tool="update_ticket",
+                arguments={"note": HOSTILE},
+                write=True,
+                outcome="ok",
+                error_class=None,
+                error_message=None,
+                retries=0,
+                latency_ms=1.5,
+                started_at=now,
+            )
         )
         finding = {"severity": "error", "message": HOSTILE, "hint": HOSTILE, "judge": "rules"}
         effect = {"kind": "update", "table": "tickets", "key": HOSTILE, "changed_fields": ["status"]}
-        closed = TxnRecord(
-            "t-1", "agent-a", "guard-1", "shop", "rolled_back", now, now, now, HOSTILE, 1, 1, HOSTILE
+        closed = replace(
+            record,
+            status=Status.ROLLED_BACK,
+            closed_at=now,
+            close_reason=HOSTILE,
+            calls=1,
+            blocked_attempts=1,
+            summary=HOSTILE,
         )
-        attempt = CommitEntry("t-1", 1, "tool", "block", "blocked", [finding], [effect], HOSTILE, now, 2.0)
+        attempt = CommitEntry(
+            transaction_id="t-1",
+            attempt=1,
+            via="tool",
+            decision=Decision.BLOCK,
+            status=CommitStatus.BLOCKED,
+            findings=[finding],
+            effects=[effect],
+            summary=HOSTILE,
+            at=now,
+            duration_ms=2.0,
+        )
         await audit.record_commit(attempt, closed)
     finally:
         await audit.close()

@@ -154,16 +154,18 @@ async def test_admin_api(tmp_path: Path, provider: TracerProvider) -> None:
             ops = {"Authorization": "Bearer ops-secret"}
             listing = (await http.get("/transactions", headers=ops)).json()["transactions"]
             assert {t["id"]: t["status"] for t in listing} == {"adm-1": "open"}
-            committed = await http.post(
-                "/transactions/adm-1/commit", json={"final_message": "done"}, headers=ops
-            )
+            committed = await http.post("/transactions/adm-1/commit", json={"summary": "done"}, headers=ops)
             assert committed.json()["status"] == "committed"
             async with agent(f"{url}/mcp/t/adm-2") as client:
                 await client.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
             blocked = await http.post(
-                "/transactions/adm-2/commit", json={"final_message": "done"}, headers=ops
+                "/transactions/adm-2/commit", json={"final_message": "tried"}, headers=ops
             )
             assert blocked.json()["status"] == "blocked"
+            logged = (await http.get("/transactions/adm-1", headers=ops)).json()["commit_log"]
+            assert [c["summary"] for c in logged] == ["done"]
+            logged = (await http.get("/transactions/adm-2", headers=ops)).json()["commit_log"]
+            assert [c["summary"] for c in logged] == ["tried"], "final_message is the summary's earlier name"
             rolled = await http.post("/transactions/adm-2/rollback", json={"reason": "operator"}, headers=ops)
             assert rolled.json()["status"] == "rolled_back"
             missing = await http.post("/transactions/nope/commit", json={}, headers=ops)

@@ -26,8 +26,8 @@ from guard.errors import InstanceInUse, RequestRejected
 from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
-from guard.store.audit import SqlAudit
 from guard.store.migrate import upgrade
+from guard.store.sql_audit import SqlAudit
 from tests.guard.conftest import crash, demo_settings, no_sleep, ticket_status
 
 

@@ -10,16 +10,15 @@ import pytest
 
 from guard.backends.policy import build_arguments, classify_tool, resolve_policies
 from guard.backends.upstream import UpstreamTool
-from guard.clock import FixedClock
 from guard.errors import ConfigError, InvalidArguments
-from guard.execute import execute
+from guard.json_schema import JsonSchemaArguments
 from guard.outbox import EntryStatus, MemoryOutbox, Outbox, OutboxEntry, advance
-from guard.schema import JsonSchemaArguments
 from guard.settings import McpSettings, McpToolSettings, load_settings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
-from guard.store.outbox import SqlOutbox
-from guard.tools import ToolContext, ToolSpec
+from guard.store.sql_outbox import SqlOutbox
+from guard.tools import Tool
+from judges.classify import ErrorClass
 
 SCHEMA = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
 AT = datetime(2025, 10, 1, 13, tzinfo=UTC)
@@ -127,17 +126,23 @@ def test_the_upstream_schema_checks_arguments() -> None:
         JsonSchemaArguments({"type": "nonsense"}, tool="t")
 
 
-async def test_a_tool_checked_by_a_json_schema_runs_with_its_arguments_as_one_dict() -> None:
-    async def echo(ctx: ToolContext, arguments: dict[str, Any]) -> dict[str, Any]:
-        return {"got": arguments}
-
-    check = JsonSchemaArguments(SCHEMA, tool="echo")
-    spec = ToolSpec("echo", "", echo, None, SCHEMA, None, False, True, False, check=check)
-    ctx = ToolContext(conn=None, clock=FixedClock(), tool="echo")  # type: ignore[arg-type]
-    assert (await execute(spec, ctx, {"id": "a"})).value == {"got": {"id": "a"}}
-    refused = await execute(spec, ctx, {"id": 3})
-    assert refused.error_class == "invalid_arguments"
-    assert refused.text("echo") == "Input validation failed: id: 3 is not of type 'string'"
+def test_a_tool_described_by_a_json_schema_is_validated_by_it() -> None:
+    """Requirement G4: an upstream tool's arguments are checked against its schema, once, as one dict."""
+    tool = Tool(
+        name="echo",
+        description="",
+        input_schema=SCHEMA,
+        output_schema=None,
+        write=False,
+        idempotent=True,
+        destructive=False,
+        check=JsonSchemaArguments(SCHEMA, tool="echo"),
+    )
+    assert tool.validate({"id": "a"}) == {"id": "a"}
+    with pytest.raises(InvalidArguments) as refused:
+        tool.validate({"id": 3})
+    assert refused.value.error_class is ErrorClass.INVALID_ARGUMENTS
+    assert refused.value.message == "Input validation failed: id: 3 is not of type 'string'"
 
 
 def entry(key: str, seq: int, status: EntryStatus = EntryStatus.HELD, transaction: str = "x") -> OutboxEntry:

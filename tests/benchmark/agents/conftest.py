@@ -20,8 +20,8 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from benchmark.agents import McpChannel, ToolInfo, ToolResult
 from guard.clock import FixedClock
-from guard.edge.mcp import build_server
 from guard.edge.plain import build_plain_server
+from guard.edge.server import build_server
 from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings

@@ -1,0 +1,100 @@
+"""The admin API: health, readiness, the audit log, and an operator's commit, rollback and review.
+
+One class holds the endpoints over a runtime; :func:`admin_router` lists them
+as routes, one line each. Authentication and the Host/Origin and size checks
+happen before any of them, in :mod:`guard.edge.door`. A commit's text is
+``summary`` here as in the commit tool (``final_message``, its earlier name,
+is still read).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+from fastapi.responses import JSONResponse
+from pydantic import AliasChoices, BaseModel, Field
+
+from guard.replies import CommitReply
+from guard.runtime import Runtime
+
+__all__ = ["CommitBody", "ReviewBody", "RollbackBody", "admin_router"]
+
+
+class CommitBody(BaseModel):
+    summary: str = Field(
+        "",
+        max_length=32_000,
+        validation_alias=AliasChoices("summary", "final_message"),
+        description="What was done and what the user is told (the agent's final message).",
+    )
+
+
+class RollbackBody(BaseModel):
+    reason: str = Field("rolled back by an operator", max_length=2000)
+
+
+class ReviewBody(BaseModel):
+    reviewer: str = Field(min_length=1, max_length=128)
+
+
+class _Admin:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.manager = runtime.manager
+
+    async def healthz(self) -> dict[str, str]:
+        return {"status": "ok"}
+
+    async def readyz(self) -> JSONResponse:
+        problems = await self.runtime.ready()
+        return JSONResponse(
+            {"status": "ready" if not problems else "not ready", "problems": problems},
+            status_code=200 if not problems else 503,
+        )
+
+    async def list_transactions(self, status: str | None = None, limit: int = 100) -> dict[str, Any]:
+        if not 1 <= limit <= 1000:
+            raise HTTPException(422, "limit must be between 1 and 1000")
+        records = await self.manager.audit.list_transactions(status, limit)
+        return {"transactions": [r.to_dict() for r in records]}
+
+    async def show_transaction(self, transaction_id: str) -> dict[str, Any]:
+        detail = await self.manager.audit.get_transaction(transaction_id)
+        if detail is None:
+            raise HTTPException(404, f"no transaction {transaction_id}")
+        return detail.to_dict()
+
+    async def commit(self, transaction_id: str, body: CommitBody) -> dict[str, Any]:
+        return _body(await self.manager.commit_by_id(transaction_id, body.summary, via="admin"))
+
+    async def rollback(self, transaction_id: str, body: RollbackBody) -> dict[str, Any]:
+        return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via="admin"))
+
+    async def approve(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
+        return _body(await self.manager.review(transaction_id, approve=True, reviewer=body.reviewer))
+
+    async def reject(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
+        return _body(await self.manager.review(transaction_id, approve=False, reviewer=body.reviewer))
+
+
+def _body(reply: CommitReply) -> dict[str, Any]:
+    return reply.to_dict()
+
+
+def admin_router(runtime: Runtime) -> APIRouter:
+    """The admin API's routes over ``runtime``."""
+    admin = _Admin(runtime)
+    router = APIRouter()
+    for method, path, endpoint in (
+        ("GET", "/healthz", admin.healthz),
+        ("GET", "/readyz", admin.readyz),
+        ("GET", "/transactions", admin.list_transactions),
+        ("GET", "/transactions/{transaction_id}", admin.show_transaction),
+        ("POST", "/transactions/{transaction_id}/commit", admin.commit),
+        ("POST", "/transactions/{transaction_id}/rollback", admin.rollback),
+        ("POST", "/transactions/{transaction_id}/approve", admin.approve),
+        ("POST", "/transactions/{transaction_id}/reject", admin.reject),
+    ):
+        router.add_api_route(path, endpoint, methods=[method])
+    return router
