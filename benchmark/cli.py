@@ -1,13 +1,15 @@
-"""``guard bench`` and ``guard report``: the benchmark's commands, plugged into the ``guard`` CLI.
+"""``guard bench``: the benchmark's run command, plugged into the ``guard`` CLI.
 
-The guard does not import the benchmark; the ``guard.cli`` entry point of
-this package calls :func:`register` to add these commands.
+The guard does not import the benchmark. Each of the benchmark's commands is
+an entry point of the group ``guard.cli`` named by the command
+(``bench = "benchmark.cli:bench_app"``, ``report =
+"benchmark.report.command:report"``); the guard lists them from that metadata
+and imports this module only when ``guard bench`` runs or shows its help.
 """
 
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 import time
 from collections.abc import Coroutine
@@ -36,13 +38,12 @@ from benchmark.run.runner import run_spec
 from benchmark.run.setup import AgentSpec, RunSpec, guard_settings
 from guard.errors import GuardError
 
-__all__ = ["bench_app", "register"]
+__all__ = ["bench_app"]
 
 T = TypeVar("T")
 
 console = Console()
 errors = Console(stderr=True)
-log = logging.getLogger(__name__)
 
 bench_app = typer.Typer(
     help="Replay ThinkingBox-Bench v1.0 with and without the guard and report the lift.",
@@ -270,14 +271,3 @@ def serve(
             await uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).serve()
 
     _run(work())
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``bench`` (with ``bench serve``) and ``report`` to the ``guard`` command."""
-    app.add_typer(bench_app, name="bench")
-    try:
-        from benchmark.report.command import report
-    except ImportError as exc:
-        log.debug("guard report is not available: %s", exc)
-        return
-    app.command("report")(report)

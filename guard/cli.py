@@ -9,48 +9,50 @@ Text that came from agents (everything the audit log holds: reasons,
 summaries, findings, arguments) is printed as text: rich markup in it is
 never interpreted, and characters a terminal would act on (escape sequences,
 other control and format characters) are shown as escapes such as ``\\x1b``.
+
+Reading the command line imports typer and rich and nothing else: a command
+imports what it uses when it runs. Commands other packages add arrive by the
+entry point group ``guard.cli``: each entry point is one command of that name
+(``bench = "benchmark.cli:bench_app"``) whose object, a typer app or a command
+function, is loaded only when that command runs or shows its help; ``guard
+--help`` lists them from the entry-point metadata alone.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
-import signal
-import socket
 import sys
 import unicodedata
 from collections.abc import Callable, Coroutine, Iterable, Iterator
+from contextlib import contextmanager
 from enum import IntEnum
-from importlib.metadata import entry_points
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-
-from guard.errors import (
-    AuditError,
-    BackendError,
-    ConfigError,
-    GuardError,
-    InstanceInUse,
-    StoreNotReady,
-)
-from guard.settings import GuardSettings, load_settings
-from guard.transactions import Status
+from typer.core import TyperCommand, TyperGroup, TyperOption
 
 if TYPE_CHECKING:
+    import socket
+    from importlib.metadata import EntryPoint
+    from types import FrameType
+
+    from typer import _click  # the click typer vendors: its classes' types
+
     from guard.audit import CallEntry, CommitEntry, TxnDetail, TxnRecord
+    from guard.errors import GuardError
     from guard.runtime import Runtime
+    from guard.settings import GuardSettings
 
 __all__ = ["ExitCode", "app", "main"]
 
 T = TypeVar("T")
+
+PLUGIN_GROUP = "guard.cli"
 
 
 class ExitCode(IntEnum):
@@ -65,7 +67,9 @@ class ExitCode(IntEnum):
     INTERRUPTED = 130
 
 
-_EXIT_CODES = """Exit codes: 0 ok (also after SIGTERM, once stopped);
+# \b: click prints the paragraph as it is, one code a line
+_EXIT_CODES = """\b
+Exit codes: 0 ok (also after SIGTERM, once stopped);
 1 the demo or bench did not go as scripted, or another failure;
 2 bad configuration or usage (config, rule file, judge, YAML);
 3 the guard's audit store is not ready (missing, not migrated, unreachable);
@@ -73,16 +77,88 @@ _EXIT_CODES = """Exit codes: 0 ok (also after SIGTERM, once stopped);
 5 the guard cannot take its place (address in use or not permitted, instance name held);
 130 interrupted. --debug shows a failure's traceback."""
 
-# the most specific class first: the first match decides
-_CODES: tuple[tuple[type[GuardError], ExitCode], ...] = (
-    (ConfigError, ExitCode.USAGE),
-    (StoreNotReady, ExitCode.STORE),
-    (AuditError, ExitCode.STORE),
-    (BackendError, ExitCode.BACKEND),
-    (InstanceInUse, ExitCode.ADDRESS),
-)
+# statuses of the audit log (guard.transactions.Status), named here so that reading the command line
+# imports nothing of the guard; tests/guard/test_cli.py holds the two lists equal
+_STATUSES = ("open", "pending_approval", "committed", "rolled_back", "aborted", "partial", "committing")
 
+
+# -- commands from other packages ---------------------------------------------------------
+
+
+def _plugins() -> dict[str, EntryPoint]:
+    """The commands other packages add, by name: entry-point metadata only, nothing imported."""
+    from importlib.metadata import entry_points
+
+    return {entry.name: entry for entry in entry_points(group=PLUGIN_GROUP)}
+
+
+class _Unloaded(TyperCommand):
+    """A plugin's command as ``guard --help`` lists it, before its package is imported."""
+
+    def __init__(self, entry: EntryPoint) -> None:
+        package = entry.value.partition(":")[0].split(".")[0]
+        listed = f"From {package}: guard {entry.name} --help shows its options."
+        super().__init__(entry.name, help=listed, short_help=listed)
+        self.entry = entry
+
+
+def _loaded(entry: EntryPoint) -> _click.Command:
+    """The command an entry point names, imported now: a typer app (a group) or a command function."""
+    try:
+        target = entry.load()
+    except Exception as exc:
+        if _state["debug"]:
+            raise
+        message = f"the {entry.name!r} command could not load: {type(exc).__name__}: {exc}"
+        raise _fail(message, ExitCode.FAILED) from None
+    # mounted as the guard's own commands are: plain help, no shell-completion options
+    host = typer.Typer(rich_markup_mode=None, add_completion=False)
+    if isinstance(target, typer.Typer):
+        host.add_typer(target, name=entry.name)
+    elif callable(target):
+        host.command(entry.name)(target)
+    else:
+        raise _fail(
+            f"the {entry.name!r} command ({entry.value}) is not a typer app or function", ExitCode.FAILED
+        )
+    return typer.main.get_group(host).commands[entry.name]
+
+
+class _Commands(TyperGroup):
+    """The guard's own commands, then those installed packages add, each imported only when it runs."""
+
+    def list_commands(self, ctx: _click.Context) -> list[str]:
+        own = super().list_commands(ctx)
+        return [*own, *(name for name in sorted(_plugins()) if name not in own)]
+
+    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None and (entry := _plugins().get(cmd_name)) is not None:
+            return _Unloaded(entry)
+        return command
+
+    def get_help_option(self, ctx: _click.Context) -> TyperOption | None:
+        option = super().get_help_option(ctx)
+        # typer coerces a flag left out (None) through pydantic, and --help is left out of every command
+        # line but one; False, what a left-out flag means, needs no coercion and no pydantic import
+        if option is not None and option.default is None:
+            option.default = False
+        return option
+
+    def resolve_command(
+        self, ctx: _click.Context, args: list[str]
+    ) -> tuple[str | None, _click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if isinstance(command, _Unloaded):
+            command = _loaded(command.entry)
+        return name, command, rest
+
+
+# plain help: typer's rich help imports rich's markdown renderer, a third of a second, on every --help
 app = typer.Typer(
+    cls=_Commands,
+    rich_markup_mode=None,
+    context_settings={"max_content_width": 110},
     no_args_is_help=True,
     add_completion=False,
     help="guard: judge an AI agent's writes before commit.",
@@ -145,8 +221,17 @@ def _fail(message: str, code: ExitCode) -> typer.Exit:
 
 
 def _exit_code(exc: GuardError) -> ExitCode:
-    """The exit code a guard error ends a command with."""
-    for kind, code in _CODES:
+    """The exit code a guard error ends a command with: the most specific class decides."""
+    from guard.errors import AuditError, BackendError, ConfigError, InstanceInUse, StoreNotReady
+
+    codes: tuple[tuple[type[GuardError], ExitCode], ...] = (
+        (ConfigError, ExitCode.USAGE),
+        (StoreNotReady, ExitCode.STORE),
+        (AuditError, ExitCode.STORE),
+        (BackendError, ExitCode.BACKEND),
+        (InstanceInUse, ExitCode.ADDRESS),
+    )
+    for kind, code in codes:
         if isinstance(exc, kind):
             return code
     return ExitCode.FAILED
@@ -154,6 +239,8 @@ def _exit_code(exc: GuardError) -> ExitCode:
 
 def _guarded(call: Callable[[], T]) -> T:
     """``call()``; a failure becomes one line and its exit code (with ``--debug``: the traceback)."""
+    from guard.errors import GuardError
+
     try:
         return call()
     except typer.Exit:
@@ -173,10 +260,14 @@ def _guarded(call: Callable[[], T]) -> T:
 
 
 def _run(work: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    import asyncio
+
     return _guarded(lambda: asyncio.run(work()))
 
 
 def _settings(config: Path | None, **overrides: Any) -> GuardSettings:
+    from guard.settings import load_settings
+
     return _guarded(lambda: load_settings(config, **overrides))
 
 
@@ -246,6 +337,8 @@ def _build(settings: GuardSettings) -> Runtime:
 
 def _listen(host: str, port: int) -> socket.socket:
     """The server's socket, bound before anything starts: a taken address is one line, exit 5."""
+    import socket
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -261,13 +354,15 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-@contextlib.contextmanager
+@contextmanager
 def _signals_recorded() -> Iterator[list[int]]:
     """SIGINT and SIGTERM only recorded while uvicorn serves.
 
     uvicorn stops serving on either and then raises it again; that second
     raise must not end the process (or cancel it) before the runtime stopped.
     """
+    import signal
+
     seen: list[int] = []
 
     def record(sig: int, _frame: FrameType | None) -> None:
@@ -281,12 +376,31 @@ def _signals_recorded() -> Iterator[list[int]]:
             signal.signal(sig, handler)
 
 
+def _address(host: str, port: int) -> str:
+    """``http://host:port``, an IPv6 address in brackets."""
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def _banner(runtime: Runtime) -> Text:
+    """The line ``guard serve`` prints once it serves: where MCP and the admin API are, and the backend."""
+    from guard.store.engine import display_url
+
+    settings = runtime.settings
+    base = _address(settings.server.host, settings.server.port)
+    where = f" on {display_url(settings.backend.url)}" if settings.backend.kind == "sql" else ""
+    return _line(
+        f"guard: MCP at {base}/mcp, admin API at {base} (/transactions, /healthz, /readyz), ",
+        f"backend {runtime.manager.backend.name}{where}",
+    )
+
+
 async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
     """Start the runtime, serve on ``sock`` until a signal, stop the runtime."""
+    import signal
+
     import uvicorn
 
     from guard.edge.http import create_app
-    from guard.store.engine import display_url
 
     settings = runtime.settings
     try:
@@ -296,14 +410,7 @@ async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
             server = uvicorn.Server(
                 uvicorn.Config(web, host=settings.server.host, port=settings.server.port, log_level="warning")
             )
-            where = f" on {display_url(settings.backend.url)}" if settings.backend.kind == "sql" else ""
-            errors.print(
-                _line(
-                    f"guard: MCP at http://{settings.server.host}:{settings.server.port}/mcp, ",
-                    f"backend {runtime.manager.backend.name}{where}",
-                ),
-                soft_wrap=True,
-            )
+            errors.print(_banner(runtime), soft_wrap=True)
             with _signals_recorded() as seen:
                 await server.serve(sockets=[sock])
             return ExitCode.INTERRUPTED if signal.SIGINT in seen else ExitCode.OK
@@ -319,6 +426,7 @@ async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
 @db_app.command("upgrade")
 def db_upgrade(config: ConfigOption = None) -> None:
     """Create or migrate the guard's audit tables to the current revision."""
+    from guard.errors import GuardError, StoreNotReady
     from guard.store.engine import create_engine, display_url
     from guard.store.migrate import upgrade
 
@@ -362,9 +470,6 @@ def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T
     return _run(run)
 
 
-_STATUSES = tuple(status.value for status in Status)
-
-
 def _listing(records: Iterable[TxnRecord]) -> Table:
     table = Table("id", "status", "agent", "calls", "blocked", "opened", "reason")
     for r in records:
@@ -389,7 +494,9 @@ def transactions(
     if ctx.invoked_subcommand is not None:
         ctx.obj = config
         return
-    valid = {*_STATUSES, "blocked"}
+    from guard.transactions import Status
+
+    valid = {*(s.value for s in Status), "blocked"}
     if status is not None and status not in valid:
         raise _fail(f"unknown status {status!r}; use one of {', '.join(sorted(valid))}", ExitCode.USAGE)
     records = _audit_call(config, lambda audit: audit.list_transactions(status, limit))
@@ -457,22 +564,6 @@ def transactions_show(
     _print_detail(detail)
 
 
-def _plug_in(target: typer.Typer) -> None:
-    """Commands other installed packages add (entry point group ``guard.cli``: ``register(app)``).
-
-    This is how ``guard bench`` and ``guard report`` arrive from the ``benchmark``
-    package without the guard importing it.
-    """
-    for entry in sorted(entry_points(group="guard.cli"), key=lambda e: e.name):
-        try:
-            register = entry.load()
-        except Exception as exc:
-            warning = _line(("warning:", "yellow"), f" the {entry.name!r} commands could not load: ", exc)
-            errors.print(warning, soft_wrap=True)
-            continue
-        register(target)
-
-
 def main() -> None:
-    _plug_in(app)
+    """The ``guard`` console script."""
     app()

@@ -24,6 +24,7 @@ __all__ = [
     "NotFound",
     "PermissionDenied",
     "PreconditionFailed",
+    "Refused",
     "RequestRejected",
     "StoreNotReady",
     "ToolError",
@@ -82,6 +83,13 @@ class StoreNotReady(GuardError):
 
 class RequestRejected(GuardError):
     """A request the guard refuses before anything runs (bad key, reserved name, unknown tool)."""
+
+
+class Refused(GuardError):
+    """A request the guard turns down for a reason the agent can act on (a limit); the text says how.
+
+    The MCP edge answers it as a tool result with ``isError``, so that the model reads it.
+    """
 
 
 class TransactionError(GuardError):

@@ -30,6 +30,8 @@ class CallOutcome:
 
     value: Any = None
     error: ToolError | None = None
+    note: str | None = None
+    """Something the guard tells the agent beside the tool's own answer (a second text block)."""
 
     @property
     def ok(self) -> bool:

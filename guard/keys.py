@@ -71,6 +71,11 @@ class StreamKeys:
             self._current = new_key()
         return self._current
 
+    @staticmethod
+    def named(meta: Mapping[str, Any] | None) -> bool:
+        """Whether the request names its own key (``_meta``), rather than taking the stream's."""
+        return meta is not None and META_KEY in meta
+
     def finished(self, key: str) -> None:
         if key == self._current:
             self._current = None

@@ -14,6 +14,7 @@ marks of settled commits are dropped there too, in batches.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -23,6 +24,7 @@ from guard.backends.base import Backend
 from guard.backlog import AuditBacklog
 from guard.clock import Clock
 from guard.recovery import settle_interrupted
+from guard.redact import Redactor
 from guard.tools import Tool
 from judges.classify import ErrorClass
 
@@ -32,11 +34,16 @@ log = logging.getLogger(__name__)
 
 
 class Ledger:
-    def __init__(self, audit: Audit, backend: Backend, clock: Clock, instance: str) -> None:
+    """``redactor``: the ``audit.redact`` paths, applied to every call and effect it writes."""
+
+    def __init__(
+        self, audit: Audit, backend: Backend, clock: Clock, instance: str, redactor: Redactor | None = None
+    ) -> None:
         self.audit = audit
         self.backend = backend
         self.clock = clock
         self.instance = instance
+        self.redactor = redactor or Redactor()
         self._backlog = AuditBacklog()
         self._unsure: set[str] = set()
         self._marks: set[str] = set()
@@ -68,7 +75,7 @@ class Ledger:
             transaction_id=transaction_id,
             seq=seq,
             tool=spec.name,
-            arguments=arguments,
+            arguments=self.redactor.arguments(spec.name, arguments) if self.redactor else arguments,
             write=spec.write,
             outcome="ok" if ok else "error",
             error_class=error_class,
@@ -81,12 +88,13 @@ class Ledger:
 
     async def decision(self, entry: CommitEntry, record: TxnRecord) -> None:
         """Write a decision to commit (``committing``); raises when the store cannot take it."""
-        await self.audit.record_commit(entry, record)
+        await self.audit.record_commit(self._redacted(entry), record)
 
     async def attempt(self, entry: CommitEntry, record: TxnRecord) -> None:
         """Write a commit attempt that left the transaction open (blocked, escalated); waits if it must."""
         await self._backlog.write(
-            f"commit attempt {entry.attempt} of {record.id}", partial(self.audit.record_commit, entry, record)
+            f"commit attempt {entry.attempt} of {record.id}",
+            partial(self.audit.record_commit, self._redacted(entry), record),
         )
 
     async def end(
@@ -100,8 +108,18 @@ class Ledger:
         if commit is None:
             write = partial(self.audit.update_transaction, record)
         else:
-            write = partial(self.audit.record_commit, commit, record)
+            write = partial(self.audit.record_commit, self._redacted(commit), record)
         await self._backlog.write(f"the end of {record.id}", write, done=done)
+
+    def _redacted(self, entry: CommitEntry) -> CommitEntry:
+        if not self.redactor:
+            return entry
+        return replace(
+            entry,
+            findings=self.redactor.logged_findings(entry.findings, entry.effects),
+            effects=[self.redactor.effect(e) for e in entry.effects],
+            dispatch=self.redactor.dispatch(entry.dispatch),
+        )
 
     def unsure(self, transaction_id: str) -> None:
         """A commit whose outcome the system of record could not tell: :meth:`tidy` settles it later."""

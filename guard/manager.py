@@ -39,6 +39,7 @@ from guard.errors import (
     ConfigError,
     GuardError,
     InvalidArguments,
+    Refused,
     RequestRejected,
     ToolError,
     TransactionClosed,
@@ -48,6 +49,7 @@ from guard.ledger import Ledger
 from guard.limits import argument_bytes, call_refusal, open_refusal
 from guard.live import Attempt, KeyLocks, LiveTxn
 from guard.recovery import record_recovered
+from guard.redact import Redactor
 from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, lost_text
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
@@ -100,7 +102,7 @@ class TransactionManager:
         self._closed: OrderedDict[str, Status] = OrderedDict()
         self._opening = KeyLocks()
         self._reserved: Counter[str] = Counter()
-        self.ledger = Ledger(audit, backend, clock, settings.server.instance)
+        self.ledger = Ledger(audit, backend, clock, settings.server.instance, Redactor(settings.audit.redact))
         self._reaper: asyncio.Task[None] | None = None
 
     @property
@@ -282,7 +284,7 @@ class TransactionManager:
             self.settings.backend.max_open_transactions,
         )
         if refusal is not None:
-            raise RequestRejected(refusal, transaction_id=key.id)
+            raise Refused(refusal, transaction_id=key.id)
         self._reserved[key.principal] += 1
         try:
             return await self._begin(key)
@@ -520,7 +522,9 @@ class TransactionManager:
                 at=self.clock.now(),
                 started=started,
             )
-            message = commit_message(state, verdict.decision, verdict.findings, len(result.effects))
+            message = commit_message(
+                state, verdict.decision, verdict.findings, len(result.effects), live.session.applied()
+            )
             if state.status is Status.COMMITTED:
                 reply = await self._carry_out(live, state, attempt, message)
             else:
@@ -529,7 +533,7 @@ class TransactionManager:
                 span,
                 decision=verdict.decision.value,
                 status=reply.status.value,
-                findings=verdict.findings,
+                findings=self.ledger.redactor.findings(verdict.findings, result.effects),
                 effects=len(result.effects),
             )
         return reply

@@ -107,7 +107,8 @@ class OutboxEntry:
             object.__setattr__(self, name, _utc(getattr(self, name)))
 
     def report(self) -> dict[str, Any]:
-        """The entry as the commit reply and the audit log show it."""
+        """The entry as the commit reply and the audit log show it (an applied write with the upstream's
+        result, so that what it created, its ids, reach the agent)."""
         shown: dict[str, Any] = {
             "seq": self.seq,
             "tool": self.tool,
@@ -119,6 +120,8 @@ class OutboxEntry:
         if self.error is not None:
             shown["error_class"] = self.error_class
             shown["error"] = self.error
+        if self.status is EntryStatus.APPLIED and self.result is not None:
+            shown["result"] = self.result
         return shown
 
 

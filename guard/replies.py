@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,11 +18,16 @@ __all__ = ["CommitReply", "ToolReply", "TxnKey", "call_reply", "commit_message",
 
 @dataclass(frozen=True, slots=True)
 class TxnKey:
-    """A transaction's id and the agent presenting it."""
+    """A transaction's id and the agent presenting it.
+
+    ``renewable``: the guard chose the key (a stdio stream's current one), so once its
+    transaction has ended the guard, not the agent, moves on to a new one.
+    """
 
     id: str
     principal: str
     meta: Mapping[str, Any] | None = None
+    renewable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +40,7 @@ class ToolReply:
     error_class: ErrorClass | None = None
     transaction_id: str | None = None
     ended: bool = False
+    note: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,8 +76,18 @@ class CommitReply:
         return self.status.ended
 
 
-def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding, ...], effects: int) -> str:
-    """The commit reply's one line for the agent, from the state the gate's decision led to."""
+def commit_message(
+    state: TxnState,
+    decision: Decision,
+    findings: tuple[Finding, ...],
+    effects: int,
+    applied: Sequence[str] = (),
+) -> str:
+    """The commit reply's one line for the agent, from the state the gate's decision led to.
+
+    ``applied`` names the writes that already took effect when called (passthrough writes
+    upstream): a block does not undo them, and the line must not say that nothing happened.
+    """
     if state.status is Status.COMMITTED:
         warned = f" with {len(findings)} warning(s)" if findings else ""
         return f"committed {effects} change(s){warned}"
@@ -82,6 +98,11 @@ def commit_message(state: TxnState, decision: Decision, findings: tuple[Finding,
     )
     if state.status is Status.ROLLED_BACK:
         return f"blocked again and rolled back ({state.close_reason}): {reasons}"
+    if applied:
+        return (
+            f"blocked: nothing more was committed, but {len(applied)} write(s) already took effect when "
+            f"called and stay applied ({', '.join(applied)}); roll back to undo what can be undone: {reasons}"
+        )
     return f"blocked, nothing was committed: {reasons}"
 
 
@@ -106,7 +127,10 @@ def call_reply(
     """The agent's reply to a call that ran, and the error text the trace and the log keep."""
     outcome = retried.outcome
     if outcome is not None and outcome.ok:
-        return ToolReply(outcome.text(spec.name), outcome.structured, False, None, transaction_id), None
+        reply = ToolReply(
+            outcome.text(spec.name), outcome.structured, False, None, transaction_id, note=outcome.note
+        )
+        return reply, None
     if outcome is not None:
         assert outcome.error is not None
         error = outcome.error

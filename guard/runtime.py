@@ -26,6 +26,7 @@ from guard.gate import CommitGate
 from guard.lease import InstanceLease, NoLease
 from guard.manager import TransactionManager
 from guard.outbox import Outbox
+from guard.redact import Redactor
 from guard.retry import RetryRules
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine, display_url, require_file, sqlite_file
@@ -224,6 +225,7 @@ def mcp_backend(
         clock,
         instance=settings.server.instance,
         rules=RetryRules.from_settings(settings.retry, sleep=sleep),
+        redactor=Redactor(settings.audit.redact),
     )
 
 

@@ -8,11 +8,22 @@ Environment variables override the file; nested keys use ``__``
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -21,6 +32,7 @@ from pydantic_settings import (
 )
 
 from guard.errors import ConfigError
+from guard.redact import check_path
 
 __all__ = [
     "AuditSettings",
@@ -232,6 +244,18 @@ class AuditSettings(_Section):
     lock_timeout_s: float = Field(
         5.0, gt=0, description="Longest wait for a lock on the audit store (SQLite: its one write lock)."
     )
+    redact: list[str] = Field(
+        default_factory=list,
+        description="Paths kept out of the audit log and the settled outbox: <tool or table>.<field>[...], "
+        "* for any (e.g. create_payment.card_number, *.password, customers.ssn).",
+    )
+
+    @field_validator("redact")
+    @classmethod
+    def _redact_paths(cls, value: list[str]) -> list[str]:
+        for path in value:
+            check_path(path)
+        return value
 
 
 class LimitSettings(_Section):
@@ -291,12 +315,40 @@ class JudgeSettings(_Section):
     )
 
 
+def _otel_environment() -> dict[str, str]:
+    return {name: value for name, value in os.environ.items() if name.startswith("OTEL_")}
+
+
 class TelemetrySettings(_Section):
+    """Span export over OTLP/HTTP; a key set here wins over the standard ``OTEL_*`` variable for it.
+
+    The object also keeps the process's ``OTEL_*`` variables as they were when
+    it was built (:attr:`otel_environment`), from which ``guard.telemetry``
+    decides whether to export; the OpenTelemetry SDK reads the values it
+    applies (endpoint, headers, resource, sampler, batching) itself.
+    """
+
     otlp_endpoint: str | None = Field(
-        None, description="OTLP/HTTP traces endpoint; nothing is exported when unset."
+        None,
+        description="OTLP/HTTP traces endpoint (…/v1/traces). Unset: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or "
+        "OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces; with neither (nor OTEL_TRACES_EXPORTER=otlp) nothing "
+        "is exported.",
     )
-    otlp_headers: dict[str, str] = Field(default_factory=dict)
-    service_name: str = "guard"
+    otlp_headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Headers on every export, over those of OTEL_EXPORTER_OTLP_(TRACES_)HEADERS.",
+    )
+    service_name: str | None = Field(
+        None,
+        description="The resource's service.name. Unset: OTEL_SERVICE_NAME, or service.name in "
+        "OTEL_RESOURCE_ATTRIBUTES, else guard.",
+    )
+    _otel: dict[str, str] = PrivateAttr(default_factory=_otel_environment)
+
+    @property
+    def otel_environment(self) -> Mapping[str, str]:
+        """The ``OTEL_*`` environment variables when these settings were built."""
+        return MappingProxyType(self._otel)
 
 
 class AuthSettings(_Section):
@@ -322,8 +374,50 @@ class GuardSettings(BaseSettings):
     limits: LimitSettings = Field(default_factory=LimitSettings)
 
 
+# sqlite[+driver]:///path[?query]: the path is relative unless it starts with /
+_SQLITE_URL = re.compile(r"^(?P<scheme>sqlite(?:\+\w+)?):///(?P<path>[^?]*)(?P<query>\?.*)?$")
+_DATABASE_URLS = ("backend", "audit")  # the sections whose `url` names a database
+
+
+def _beside(url: str, directory: Path) -> str:
+    """``url`` with a relative SQLite file path made absolute against ``directory``; any other URL as it is.
+
+    In memory (``sqlite://``, ``:memory:``, ``mode=memory``) and SQLite URI filenames
+    (``uri=true``) are left as written.
+    """
+    match = _SQLITE_URL.match(url)
+    if match is None:
+        return url
+    path, query = match["path"], match["query"] or ""
+    if path in ("", ":memory:") or path.startswith("/") or "mode=memory" in query or "uri=true" in query:
+        return url
+    return f"{match['scheme']}:///{os.path.normpath(directory / path)}{query}"
+
+
+class _ConfigFile(YamlConfigSettingsSource):
+    """A YAML config file's settings, with its SQLite paths resolved against the file's directory."""
+
+    def __init__(self, settings_cls: type[BaseSettings], config: Path) -> None:
+        super().__init__(settings_cls, yaml_file=config)
+        self._directory = config.resolve().parent
+
+    def __call__(self) -> dict[str, Any]:
+        data = dict(super().__call__())
+        for name in _DATABASE_URLS:
+            section = data.get(name)
+            if isinstance(section, dict) and isinstance(section.get("url"), str):
+                data[name] = {**section, "url": _beside(section["url"], self._directory)}
+        return data
+
+
 def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings:
-    """Settings from ``config`` (YAML), the environment and ``overrides``, in rising precedence."""
+    """Settings from ``config`` (YAML), the environment and ``overrides``, in rising precedence.
+
+    Relative paths in the file resolve against the file's directory: its SQLite
+    database files (``backend.url``, ``audit.url``) and, unless ``judges.base_dir``
+    says otherwise, its judges' files. Database paths from the environment, from
+    ``overrides`` and the defaults stay relative to the working directory.
+    """
     if config is not None and not config.is_file():
         raise ConfigError(f"config file not found: {config}")
 
@@ -339,7 +433,7 @@ def load_settings(config: Path | None = None, **overrides: Any) -> GuardSettings
         ) -> tuple[PydanticBaseSettingsSource, ...]:
             sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
             if config is not None:
-                sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=config))
+                sources.append(_ConfigFile(settings_cls, config))
             return tuple(sources)
 
     try:

@@ -1,24 +1,52 @@
-"""OpenTelemetry: the guard's spans, and OTLP export when configured.
+"""OpenTelemetry: the guard's spans, and their export over OTLP/HTTP.
 
-One span per transaction (from open to close), and under it one span per
-tool call and one per commit attempt; call and commit spans also link to the
-MCP request span the SDK opened, so both views connect. A blocked commit is
-an ERROR span with one ``guard.finding`` event per finding. With no OTLP
-endpoint configured nothing is exported: the tracer is the no-op one unless
-a provider is passed in (tests pass one with an in-memory exporter).
+The one module that sets up the OpenTelemetry SDK. The spans follow the
+OpenTelemetry conventions:
+
+* A transaction is its own trace: a root ``guard.transaction`` span from open
+  to close, and under it one ``guard.call {tool}`` span per tool call (tool
+  names are the backend's listed tools, a bounded set) and one ``guard.commit``
+  span per commit attempt. Names carry no ids: the transaction id is the
+  ``guard.transaction.id`` attribute. A transaction outlives the requests that
+  make it, so it is linked to them rather than parented by one.
+* Every MCP request already has the MCP SDK's ``SERVER`` span (``tools/call
+  {tool}``), and that is the one span per tool execution that claims
+  ``gen_ai.operation.name=execute_tool``; the guard's spans set neither it nor
+  ``mcp.method.name``, and ``guard.operation.name`` says what they are. A call
+  or commit span links to the request span it runs for, and the request span
+  gets the transaction id and a link back.
+* A blocked commit is an ERROR span with one ``guard.finding`` event per
+  finding; a partial one is an ERROR too.
+
+Export happens when ``telemetry.otlp_endpoint`` is set or the standard
+``OTEL_*`` variables ask for it (:func:`exports`); the guard's settings win
+over the variables, which the SDK reads itself (endpoint, headers, resource,
+sampler, batching). The resource names the service, its version (the
+package's) and its instance (``server.instance``). With no export the tracer
+is the global one (no-op unless an embedding program set one), or the
+provider passed in (tests pass one with an in-memory exporter).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from enum import StrEnum
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from opentelemetry import trace
 from opentelemetry.context import Context
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.propagate import extract
-from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.resources import (
+    SERVICE_INSTANCE_ID,
+    SERVICE_NAME,
+    SERVICE_VERSION,
+    OTELResourceDetector,
+    Resource,
+)
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
@@ -26,24 +54,128 @@ from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 from guard.settings import TelemetrySettings
 from judges import Finding
 
-__all__ = ["Telemetry", "provider_from_settings"]
+__all__ = [
+    "Operation",
+    "Telemetry",
+    "exports",
+    "install_provider",
+    "provider_from_settings",
+    "service_resource",
+]
+
+log = logging.getLogger(__name__)
 
 _TRACER = "guard"
+_DEFAULT_SERVICE_NAME = "guard"
+_ENDPOINT_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT")
+_PROTOCOL_VARIABLES = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+_PROTOCOL = "http/protobuf"
 
 
-def provider_from_settings(settings: TelemetrySettings) -> TracerProvider | None:
-    """A provider exporting over OTLP/HTTP, or ``None`` when no endpoint is configured."""
-    if not settings.otlp_endpoint:
+class Operation(StrEnum):
+    """What a guard span is, in its ``guard.operation.name`` attribute."""
+
+    TRANSACTION = "transaction"
+    CALL = "call"
+    COMMIT = "commit"
+
+
+def exports(settings: TelemetrySettings) -> bool:
+    """Whether spans are exported.
+
+    Never with ``OTEL_SDK_DISABLED=true``; else when ``otlp_endpoint`` is set;
+    else as ``OTEL_TRACES_EXPORTER`` says (``otlp`` among its names: yes, any
+    other value: no); else when an OTLP endpoint variable is set.
+    """
+    environment = settings.otel_environment
+    if environment.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return False
+    if settings.otlp_endpoint:
+        return True
+    named = {name.strip().lower() for name in environment.get("OTEL_TRACES_EXPORTER", "").split(",")}
+    named.discard("")
+    if named:
+        return "otlp" in named
+    return any(environment.get(variable) for variable in _ENDPOINT_VARIABLES)
+
+
+def _package_version() -> str:
+    try:
+        return version("guard")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
+
+
+def service_resource(settings: TelemetrySettings, instance: str | None = None) -> Resource:
+    """The resource: ``service.name``, ``service.version``, ``service.instance.id``, then the SDK's own.
+
+    The name is ``telemetry.service_name``, else the SDK's (``OTEL_SERVICE_NAME``
+    or ``OTEL_RESOURCE_ATTRIBUTES``), else ``guard``. The version and instance
+    are the guard's and win over ``OTEL_RESOURCE_ATTRIBUTES``.
+    """
+    attributes: dict[str, str] = {SERVICE_VERSION: _package_version()}
+    if instance:
+        attributes[SERVICE_INSTANCE_ID] = instance
+    if settings.service_name:
+        attributes[SERVICE_NAME] = settings.service_name
+    elif SERVICE_NAME not in OTELResourceDetector().detect().attributes:
+        attributes[SERVICE_NAME] = _DEFAULT_SERVICE_NAME
+    return Resource.create(attributes)
+
+
+def provider_from_settings(
+    settings: TelemetrySettings, *, instance: str | None = None
+) -> TracerProvider | None:
+    """A provider exporting over OTLP/HTTP, or ``None`` when nothing asks for export (:func:`exports`).
+
+    ``instance`` is the ``service.instance.id`` (``server.instance``). The
+    sampler comes from ``OTEL_TRACES_SAMPLER``; endpoint and headers not set in
+    ``settings`` come from the ``OTEL_EXPORTER_OTLP_*`` variables.
+    """
+    if not exports(settings):
         return None
-    provider = TracerProvider(resource=Resource.create({"service.name": settings.service_name}))
-    exporter = OTLPSpanExporter(endpoint=settings.otlp_endpoint, headers=dict(settings.otlp_headers))
+    for variable in _PROTOCOL_VARIABLES:
+        protocol = settings.otel_environment.get(variable)
+        if protocol:
+            if protocol.strip().lower() != _PROTOCOL:
+                log.warning(
+                    "%s=%s is not supported: the guard exports OTLP as %s", variable, protocol, _PROTOCOL
+                )
+            break
+    provider = TracerProvider(resource=service_resource(settings, instance))
+    exporter = OTLPSpanExporter(
+        endpoint=settings.otlp_endpoint or None, headers=settings.otlp_headers or None
+    )
     provider.add_span_processor(BatchSpanProcessor(exporter))
     return provider
 
 
-def _links() -> list[Link]:
+def install_provider(settings: TelemetrySettings, *, instance: str | None = None) -> TracerProvider | None:
+    """:func:`provider_from_settings`, made the process's global provider when there is one.
+
+    Global so that the MCP SDK's request spans (on the global tracer) are
+    exported with the guard's and the links between them resolve.
+    """
+    provider = provider_from_settings(settings, instance=instance)
+    if provider is not None:
+        trace.set_tracer_provider(provider)
+    return provider
+
+
+def _request_links(meta: Mapping[str, Any] | None = None) -> list[Link]:
+    """A link to the request being served: the current span, else a W3C trace context in ``meta``."""
     current = trace.get_current_span().get_span_context()
-    return [Link(current)] if current.is_valid else []
+    if current.is_valid:
+        return [Link(current)]
+    if meta:
+        try:
+            extracted = extract(dict(meta))
+        except (TypeError, ValueError):
+            return []
+        carried = trace.get_current_span(extracted).get_span_context()
+        if carried.is_valid:
+            return [Link(carried)]
+    return []
 
 
 class Telemetry:
@@ -54,22 +186,24 @@ class Telemetry:
         source = provider if provider is not None else trace.get_tracer_provider()
         self.tracer = source.get_tracer(_TRACER)
 
-    def open_transaction(self, transaction_id: str, principal: str, meta: Mapping[str, Any] | None) -> Span:
-        """The transaction's span; a W3C trace context in the request's ``_meta`` becomes its parent."""
-        parent: Context | None = None
-        if meta:
-            try:
-                extracted = extract(dict(meta))
-            except (TypeError, ValueError):
-                extracted = None
-            if extracted is not None and trace.get_current_span(extracted).get_span_context().is_valid:
-                parent = extracted
+    def open_transaction(
+        self, transaction_id: str, principal: str, meta: Mapping[str, Any] | None = None
+    ) -> Span:
+        """The transaction's span: the root of its own trace, linked to the request that opened it.
+
+        That request is the current span, else the W3C trace context the client
+        put in the request's ``_meta`` (when the MCP SDK's spans are not recorded).
+        """
         return self.tracer.start_span(
-            f"guard.transaction {transaction_id}",
-            context=parent if parent is not None else Context(),
+            "guard.transaction",
+            context=Context(),
             kind=SpanKind.INTERNAL,
-            attributes={"guard.transaction.id": transaction_id, "guard.principal": principal},
-            links=_links(),
+            attributes={
+                "guard.operation.name": Operation.TRANSACTION.value,
+                "guard.transaction.id": transaction_id,
+                "guard.principal": principal,
+            },
+            links=_request_links(meta),
         )
 
     @staticmethod
@@ -82,22 +216,33 @@ class Telemetry:
         span.end()
 
     @contextmanager
-    def call_span(self, transaction: Span, transaction_id: str, tool: str, write: bool) -> Iterator[Span]:
+    def _step(self, transaction: Span, name: str, attributes: dict[str, Any]) -> Iterator[Span]:
+        """A span under the transaction's, current while it lasts, linked both ways with the request's."""
+        request = trace.get_current_span()
         with self.tracer.start_as_current_span(
-            f"guard.call {tool}",
+            name,
             context=trace.set_span_in_context(transaction),
             kind=SpanKind.INTERNAL,
-            links=_links(),
-            attributes={
-                "guard.transaction.id": transaction_id,
-                "mcp.method.name": "tools/call",
-                "gen_ai.operation.name": "execute_tool",
-                "gen_ai.tool.name": tool,
-                "guard.tool.write": write,
-            },
+            links=_request_links(),
+            attributes=attributes,
             record_exception=True,
             set_status_on_exception=True,
         ) as span:
+            if request.is_recording():
+                request.set_attribute("guard.transaction.id", attributes["guard.transaction.id"])
+                request.add_link(span.get_span_context())
+            yield span
+
+    @contextmanager
+    def call_span(self, transaction: Span, transaction_id: str, tool: str, write: bool) -> Iterator[Span]:
+        """One tool call's span (``guard.call {tool}``); not an ``execute_tool`` span: the request's is."""
+        attributes = {
+            "guard.operation.name": Operation.CALL.value,
+            "guard.transaction.id": transaction_id,
+            "gen_ai.tool.name": tool,
+            "guard.tool.write": write,
+        }
+        with self._step(transaction, f"guard.call {tool}", attributes) as span:
             yield span
 
     @staticmethod
@@ -111,21 +256,14 @@ class Telemetry:
 
     @contextmanager
     def commit_span(self, transaction: Span, transaction_id: str, attempt: int, via: str) -> Iterator[Span]:
-        with self.tracer.start_as_current_span(
-            f"guard.commit {transaction_id}",
-            context=trace.set_span_in_context(transaction),
-            kind=SpanKind.INTERNAL,
-            links=_links(),
-            attributes={
-                "guard.transaction.id": transaction_id,
-                "guard.commit.attempt": attempt,
-                "guard.commit.via": via,
-                "mcp.method.name": "tools/call",
-                "gen_ai.operation.name": "execute_tool",
-            },
-            record_exception=True,
-            set_status_on_exception=True,
-        ) as span:
+        """One commit attempt's span (``guard.commit``): the gate's judgement and what was carried out."""
+        attributes = {
+            "guard.operation.name": Operation.COMMIT.value,
+            "guard.transaction.id": transaction_id,
+            "guard.commit.attempt": attempt,
+            "guard.commit.via": via,
+        }
+        with self._step(transaction, "guard.commit", attributes) as span:
             yield span
 
     @staticmethod

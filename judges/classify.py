@@ -11,7 +11,8 @@ of those libraries; it reads the attributes they are known to carry:
 * ``.sqlite_errorname`` (sqlite3): the extended result code, or the message
   ("database is locked") when the name is missing;
 * ``.response.status_code`` / ``.status_code`` (httpx2 and most HTTP errors):
-  the status, with ``Retry-After`` seconds when given;
+  the status, with the ``Retry-After`` header's delay when given (seconds, or
+  an HTTP date read against the caller's clock, see :func:`retry_after_seconds`);
 * the class names of httpx-style transport errors, then Python's own
   ``TimeoutError``, ``ConnectionError`` and friends;
 * ``isError`` plus text content (an MCP tool error result): the text, read
@@ -30,13 +31,17 @@ connection, serialization failure, deadlock, lock timeout, 502/503) is
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "MAX_RETRY_AFTER_S",
     "Classification",
     "ErrorClass",
     "classify",
@@ -46,6 +51,7 @@ __all__ = [
     "classify_sqlstate",
     "classify_tool_error",
     "is_lock_wait",
+    "retry_after_seconds",
     "retryable",
     "tool_error_text",
 ]
@@ -66,7 +72,11 @@ class ErrorClass(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Classification:
-    """The class of one failure, why, and how long the peer asked us to wait (seconds), if it did."""
+    """The class of one failure, why, and how long the peer asked us to wait, if it did.
+
+    ``retry_after`` is in seconds from the time the failure was classified,
+    between 0 and :data:`MAX_RETRY_AFTER_S`.
+    """
 
     error_class: ErrorClass
     reason: str
@@ -92,9 +102,15 @@ def retryable(error_class: ErrorClass | str, in_transaction: bool = False, idemp
 _C = ErrorClass
 
 
-def classify_http_status(status: int, retry_after: str | None = None) -> Classification:
-    """The class of an HTTP error status; ``retry_after`` is the header's value, if any."""
-    delay = _seconds(retry_after)
+def classify_http_status(
+    status: int, retry_after: str | None = None, *, now: datetime | None = None
+) -> Classification:
+    """The class of an HTTP error status; ``retry_after`` is the header's value, if any.
+
+    ``now`` is the time by the caller's clock, against which an HTTP-date
+    ``Retry-After`` is read (see :func:`retry_after_seconds`).
+    """
+    delay = retry_after_seconds(retry_after, now=now)
     reason = f"HTTP {status}"
     if status == 429:
         return Classification(_C.RATE_LIMITED, reason, delay)
@@ -113,14 +129,47 @@ def classify_http_status(status: int, retry_after: str | None = None) -> Classif
     return Classification(_C.INTERNAL, reason)
 
 
-def _seconds(value: str | None) -> float | None:
+MAX_RETRY_AFTER_S = 3600.0
+"""The longest wait a ``Retry-After`` is read as: a longer one (a date days ahead, a peer whose
+clock is wrong) is read as an hour, which is still longer than any retry here is willing to wait."""
+
+
+def retry_after_seconds(value: str | None, *, now: datetime | None = None) -> float | None:
+    """The wait a ``Retry-After`` header asks for, in seconds; None when it is absent or unreadable.
+
+    Either form of RFC 9110 is read: delay-seconds (``"120"``; a decimal is
+    accepted, a negative or non-finite number is not), or an HTTP date
+    (``"Wed, 21 Oct 2015 07:28:00 GMT"``, and the obsolete RFC 850 and asctime
+    forms), whose wait is the time from ``now`` (the caller's clock; the wall
+    clock when None; a naive time is UTC, as HTTP dates are) to that date: 0
+    when it has passed. Every wait is capped at :data:`MAX_RETRY_AFTER_S`.
+    """
     if value is None:
         return None
+    text = value.strip()
     try:
-        seconds = float(value.strip())
+        seconds: float | None = float(text)
     except ValueError:
+        seconds = _until(text, now)
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
         return None
-    return seconds if seconds >= 0 else None
+    return min(seconds, MAX_RETRY_AFTER_S)
+
+
+def _until(text: str, now: datetime | None) -> float | None:
+    try:
+        when = parsedate_to_datetime(text)
+    except (TypeError, ValueError, IndexError, OverflowError):
+        return None
+    start = now if now is not None else datetime.now(UTC)
+    try:
+        return max(0.0, (_aware(when) - _aware(start)).total_seconds())
+    except OverflowError:
+        return None
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 _MCP_CODES: Mapping[int, tuple[ErrorClass, str]] = {
@@ -321,7 +370,7 @@ _TRANSPORT_NAMES: tuple[tuple[str, ErrorClass, str], ...] = (
 )
 
 
-def _classify_one(error: object) -> Classification | None:
+def _classify_one(error: object, now: datetime | None) -> Classification | None:
     declared = getattr(error, "error_class", None)
     if isinstance(declared, str) and declared in ErrorClass.__members__.values():
         return Classification(ErrorClass(declared), f"{type(error).__name__}: {error}")
@@ -339,7 +388,7 @@ def _classify_one(error: object) -> Classification | None:
     status, headers = _http_status(error)
     if status is not None:
         retry_after = headers.get("retry-after") if headers is not None else None
-        return classify_http_status(status, retry_after if isinstance(retry_after, str) else None)
+        return classify_http_status(status, retry_after if isinstance(retry_after, str) else None, now=now)
     text = tool_error_text(error) if not isinstance(error, BaseException) else None
     if text is not None:
         return classify_tool_error(text)
@@ -420,18 +469,20 @@ def is_lock_wait(error: object) -> bool:
     return False
 
 
-def classify(error: object) -> Classification:
+def classify(error: object, *, now: datetime | None = None) -> Classification:
     """The class of one failure; unrecognised failures are ``internal`` (never retried).
 
     Wrapped failures are unwrapped until one is recognised; an ``internal``
     on the outside (a wrapper's default) gives way to a more specific cause.
+    ``now`` is the caller's time, for an HTTP-date ``Retry-After`` (the wall
+    clock when None).
     """
     current: object = error
     seen: set[int] = set()
     fallback: Classification | None = None
     while current is not None and id(current) not in seen and len(seen) < 8:
         seen.add(id(current))
-        found = _classify_one(current)
+        found = _classify_one(current, now)
         if found is not None and found.error_class is not _C.INTERNAL:
             return found
         fallback = fallback or found

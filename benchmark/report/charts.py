@@ -3,17 +3,20 @@
 - :func:`bins_chart`: each arm's tasks split into never / sometimes / always
   (a 100 % bar per arm, interval whiskers on the two boundaries);
 - :func:`curve_chart`: pass^k against k = 1..n for every arm, the unbiased
-  estimator solid with its interval band, the plug-in estimator dashed;
+  estimator solid with its interval band, the plug-in estimator dashed; each
+  arm has its colour and its marker shape, and arms whose curves coincide are
+  drawn a few pixels apart with a note saying so, so no arm hides another;
 - :func:`domains_chart`: per domain (and all tasks), each arm's pass^k
-  (unbiased, filled, with its interval) over its pass@1 (outline): the gap is
-  what unreliability costs.
+  (unbiased, filled, with its interval) over its pass@1 (outline), each bar
+  named by its arm: the gap is what unreliability costs.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import ceil
 
-from benchmark.metrics import BINS, Estimate, Metrics, Scope
+from benchmark.metrics import BINS, ArmMetrics, Estimate, Metrics, Scope
 from benchmark.report import svg
 from benchmark.report.present import interval, metric_labels, pct
 
@@ -25,6 +28,10 @@ _BIN_INK = {"never": "#ffffff", "sometimes": "#1f2933", "always": "#ffffff"}
 _GRID = "#d9dee3"
 _MUTED = "#52606d"
 _WIDTH = 800
+_SHAPES = ("circle", "square")
+_DODGE = 5.0
+_At = Callable[[int, float], tuple[float, float]]
+_Bars = tuple[float, float, float, float]
 
 
 def _arm_color(arm: str) -> str:
@@ -88,8 +95,86 @@ def bins_chart(scope: Scope) -> str:
     return svg.document(_WIDTH, height, body, label="Never, sometimes and always passing tasks per arm")
 
 
+def _shifts(scope: Scope, plot_h: float) -> tuple[dict[str, float], str | None]:
+    """A vertical offset per arm, and a note, when the arms' curves would hide one another.
+
+    Curves closer than a line's width everywhere are drawn ``_DODGE`` px apart,
+    centred on their true place, so each arm stays visible; the note says so.
+    """
+    curves = [
+        [value for p in metrics.curve for value in (p.unbiased.value, p.plugin.value)]
+        for metrics in scope.arms.values()
+    ]
+    if len(curves) < 2 or any(len(c) != len(curves[0]) for c in curves):
+        return {arm: 0.0 for arm in scope.arms}, None
+    gap = max(abs(a - b) for c in curves[1:] for a, b in zip(curves[0], c, strict=True))
+    if gap * plot_h >= _DODGE:
+        return {arm: 0.0 for arm in scope.arms}, None
+    middle = (len(curves) - 1) / 2
+    shifts = {arm: (index - middle) * _DODGE for index, arm in enumerate(scope.arms)}
+    note = "arms identical" if gap == 0 else "arms coincide"
+    return shifts, f"{note}: lines drawn {_DODGE:g} px apart"
+
+
+def _marker(
+    shape: str, x: float, y: float, r: float, *, fill: str, tip: str, stroke: str | None = None
+) -> str:
+    """A point of an arm's curve: each arm has its own shape, so arms that meet stay apart."""
+    width = None if stroke is None else 1.5
+    if shape == "square":
+        side = r * 1.8
+        return svg.rect(
+            x - side / 2, y - side / 2, side, side, fill=fill, stroke=stroke, stroke_width=width, tip=tip
+        )
+    return svg.circle(x, y, r, fill=fill, stroke=stroke, stroke_width=width, tip=tip)
+
+
+def _band(metrics: ArmMetrics, at: _At, n: int, color: str) -> list[str]:
+    curve = metrics.curve
+    if not all(p.unbiased.low is not None and p.unbiased.high is not None for p in curve):
+        return []
+    upper = [at(p.k, p.unbiased.high or 0.0) for p in curve]
+    lower = [at(p.k, p.unbiased.low or 0.0) for p in reversed(curve)]
+    if n == 1:
+        upper = [(x - 6, y) for x, y in upper] + [(x + 6, y) for x, y in upper]
+        lower = [(x + 6, y) for x, y in lower] + [(x - 6, y) for x, y in lower]
+    return [svg.polygon(upper + lower, fill=color, opacity=0.16)]
+
+
+def _arm_curve(arm: str, metrics: ArmMetrics, at: _At, n: int, shape: str) -> list[str]:
+    """One arm's band, both estimators' lines and their points (unbiased filled, plug-in hollow)."""
+    color = _arm_color(arm)
+    unbiased = [at(p.k, p.unbiased.value) for p in metrics.curve]
+    plugin = [at(p.k, p.plugin.value) for p in metrics.curve]
+    body = _band(metrics, at, n, color)
+    body += [
+        svg.polyline(plugin, stroke=color, width=2.0, dash="6 4"),
+        svg.polyline(unbiased, stroke=color, width=2.5),
+    ]
+    for point, (x, y), (px, py) in zip(metrics.curve, unbiased, plugin, strict=True):
+        labels = metric_labels(point.k)
+        plugin_tip = f"{arm}, {_tip(labels['pass_hat_k_plugin'], point.plugin)}"
+        body.append(_marker(shape, px, py, 3.5, fill="#ffffff", stroke=color, tip=plugin_tip))
+        unbiased_tip = f"{arm}, {_tip(labels['pass_hat_k_unbiased'], point.unbiased)}"
+        body.append(_marker(shape, x, y, 4.0, fill=color, tip=unbiased_tip))
+    return body
+
+
+def _curve_legend(arm: str, shape: str, x: float, y: float) -> list[str]:
+    color, body = _arm_color(arm), []
+    for style, label in ((None, "unbiased C(c,k)/C(n,k)"), ("6 4", "plug-in (c/n)^k")):
+        fill, stroke = (color, None) if style is None else ("#ffffff", color)
+        body += [
+            svg.line(x, y, x + 32, y, stroke=color, width=2.5, dash=style),
+            _marker(shape, x + 16, y, 3.5, fill=fill, stroke=stroke, tip=f"{arm} · {label}"),
+            svg.text(x + 38, y, f"{arm} · {label}", size=12),
+        ]
+        y += 20
+    return body
+
+
 def curve_chart(scope: Scope, k: int) -> str:
-    """pass^k against k for every arm, by both estimators."""
+    """pass^k against k for every arm, by both estimators; each arm its colour and marker shape."""
     left, top, plot_w, plot_h = 64.0, 34.0, 430.0, 270.0
     bottom, right = top + plot_h, left + plot_w
     n = next(iter(scope.arms.values())).trials_per_task
@@ -125,62 +210,80 @@ def curve_chart(scope: Scope, k: int) -> str:
         svg.text((left + right) / 2, bottom + 34, "k: trials that must all pass", size=12, anchor="middle"),
         svg.text(18, (top + bottom) / 2, "pass^k", size=12, anchor="middle", rotate=-90),
     ]
+    shifts, note = _shifts(scope, plot_h)
     legend_y = top + 4
-    for arm, metrics in scope.arms.items():
-        color = _arm_color(arm)
-        unbiased = [(at_x(p.k), at_y(p.unbiased.value)) for p in metrics.curve]
-        plugin = [(at_x(p.k), at_y(p.plugin.value)) for p in metrics.curve]
-        if all(p.unbiased.low is not None and p.unbiased.high is not None for p in metrics.curve):
-            upper = [(at_x(p.k), at_y(p.unbiased.high or 0.0)) for p in metrics.curve]
-            lower = [(at_x(p.k), at_y(p.unbiased.low or 0.0)) for p in reversed(metrics.curve)]
-            if n == 1:
-                upper = [(x - 6, y) for x, y in upper] + [(x + 6, y) for x, y in upper]
-                lower = [(x + 6, y) for x, y in lower] + [(x - 6, y) for x, y in lower]
-            body.append(svg.polygon(upper + lower, fill=color, opacity=0.16))
-        body += [
-            svg.polyline(plugin, stroke=color, width=2.0, dash="6 4"),
-            svg.polyline(unbiased, stroke=color, width=2.5),
-        ]
-        for point, (x, y), (px, py) in zip(metrics.curve, unbiased, plugin, strict=True):
-            labels = metric_labels(point.k)
-            body.append(
-                svg.circle(
-                    px,
-                    py,
-                    3.5,
-                    fill="#ffffff",
-                    stroke=color,
-                    stroke_width=1.5,
-                    tip=f"{arm}, {_tip(labels['pass_hat_k_plugin'], point.plugin)}",
-                )
-            )
-            body.append(
-                svg.circle(
-                    x, y, 4.0, fill=color, tip=f"{arm}, {_tip(labels['pass_hat_k_unbiased'], point.unbiased)}"
-                )
-            )
-        for style, label in ((None, "unbiased C(c,k)/C(n,k)"), ("6 4", "plug-in (c/n)^k")):
-            body += [
-                svg.line(right + 24, legend_y, right + 56, legend_y, stroke=color, width=2.5, dash=style),
-                svg.text(right + 62, legend_y, f"{arm} · {label}", size=12),
-            ]
-            legend_y += 20
-        legend_y += 8
+    for index, (arm, metrics) in enumerate(scope.arms.items()):
+        shape, dy = _SHAPES[index % len(_SHAPES)], shifts[arm]
+
+        def at(j: int, value: float, dy: float = dy) -> tuple[float, float]:
+            return at_x(j), at_y(value) + dy
+
+        body += _arm_curve(arm, metrics, at, n, shape)
+        body += _curve_legend(arm, shape, right + 24, legend_y)
+        legend_y += 48
     if any(a.curve[0].unbiased.low is not None for a in scope.arms.values()):
         body.append(
             svg.text(right + 24, legend_y + 4, "band: interval of the unbiased", size=11, fill=_MUTED)
         )
+        legend_y += 20
+    if note is not None:
+        body.append(svg.text(right + 24, legend_y + 4, note, size=12, weight="bold", fill=svg.INK))
     return svg.document(
         _WIDTH, int(bottom + 48), body, label="pass^k against k for each arm, both estimators"
     )
 
 
+def _domain_bar(scope_name: str, arm: str, metrics: ArmMetrics, k: int, geometry: _Bars) -> list[str]:
+    """One arm's row in one scope: its name, pass@1 outline, pass^k fill, interval and numbers."""
+    left, width, y, bar = geometry
+    color = _arm_color(arm)
+    reliable, once = metrics.pass_hat_k_unbiased, metrics.pass_at_1
+    label = metric_labels(k)["pass_hat_k_unbiased"]
+    body = [
+        svg.text(left - 8, y + bar / 2, arm, size=11, anchor="end", fill=color, weight="bold"),
+        svg.rect(
+            left,
+            y + 1,
+            once.value * width,
+            bar - 2,
+            fill=color,
+            opacity=0.12,
+            stroke=color,
+            stroke_width=1.2,
+            tip=f"{scope_name}, {arm}, {_tip('pass@1', once)}",
+        ),
+        svg.rect(
+            left,
+            y + 1,
+            reliable.value * width,
+            bar - 2,
+            fill=color,
+            tip=f"{scope_name}, {arm}, {_tip(label, reliable)}",
+        ),
+    ]
+    if reliable.low is not None and reliable.high is not None:
+        body += _whisker(left + reliable.low * width, left + reliable.high * width, y + bar / 2)
+    body.append(
+        svg.text(
+            left + width + 12,
+            y + bar / 2,
+            f"{pct(reliable.value)} / {pct(once.value)}",
+            size=11,
+            fill=_MUTED,
+        )
+    )
+    return body
+
+
 def domains_chart(metrics: Metrics) -> str:
-    """Per scope, each arm's pass^k (unbiased) as a filled bar over its pass@1 as an outline."""
+    """Per scope, each arm's pass^k (unbiased) as a filled bar over its pass@1 as an outline.
+
+    Every bar is named by its arm at its left, so a number on its row belongs to that arm.
+    """
     k = metrics.meta.k
     scopes = (metrics.overall, *metrics.domains)
     arms = metrics.meta.arms
-    left, width, bar, gap, top = 230.0, _WIDTH - 340.0, 16.0, 18.0, 56.0
+    left, width, bar, gap, top = 300.0, _WIDTH - 410.0, 18.0, 18.0, 56.0
     block = bar * len(arms) + gap
     bottom = top + block * len(scopes) - gap
     body = [svg.text(10, 14, f"Per domain: pass^{k} (unbiased, filled) against pass@1 (outline)", size=13)]
@@ -196,51 +299,14 @@ def domains_chart(metrics: Metrics) -> str:
         svg.text(x + 128, 32, "interval of pass^k", size=12),
     ]
     body += _percent_axis(left, width, top - 6, bottom + 6)
-    body.append(svg.text(left + width + 16, top - 12, f"pass^{k} / pass@1", size=11, fill=_MUTED))
+    body.append(svg.text(left + width + 12, top - 12, f"pass^{k} / pass@1", size=11, fill=_MUTED))
     for index, scope in enumerate(scopes):
         y0 = top + index * block
         weight = "bold" if scope is metrics.overall else None
         name = "all tasks" if scope is metrics.overall else scope.name
-        body.append(svg.text(left - 10, y0 + bar * len(arms) / 2, name, size=12, anchor="end", weight=weight))
+        body.append(svg.text(10, y0 + bar * len(arms) / 2, name, size=12, weight=weight))
         for offset, arm in enumerate(arms):
-            color, arm_metrics = _arm_color(arm), scope.arms[arm]
-            y = y0 + offset * bar
-            reliable, once = arm_metrics.pass_hat_k_unbiased, arm_metrics.pass_at_1
-            labels = metric_labels(k)
-            body.append(
-                svg.rect(
-                    left,
-                    y + 1,
-                    once.value * width,
-                    bar - 2,
-                    fill=color,
-                    opacity=0.12,
-                    stroke=color,
-                    stroke_width=1.2,
-                    tip=f"{name}, {arm}, {_tip('pass@1', once)}",
-                )
-            )
-            body.append(
-                svg.rect(
-                    left,
-                    y + 1,
-                    reliable.value * width,
-                    bar - 2,
-                    fill=color,
-                    tip=f"{name}, {arm}, {_tip(labels['pass_hat_k_unbiased'], reliable)}",
-                )
-            )
-            if reliable.low is not None and reliable.high is not None:
-                body += _whisker(left + reliable.low * width, left + reliable.high * width, y + bar / 2)
-            body.append(
-                svg.text(
-                    left + width + 16,
-                    y + bar / 2,
-                    f"{pct(reliable.value)} / {pct(once.value)}",
-                    size=11,
-                    fill=_MUTED,
-                )
-            )
+            body += _domain_bar(name, arm, scope.arms[arm], k, (left, width, y0 + offset * bar, bar))
         if scope is metrics.overall and metrics.domains:
             body.append(svg.line(10, y0 + block - gap / 2, _WIDTH - 10, y0 + block - gap / 2, stroke=_GRID))
     return svg.document(_WIDTH, int(bottom + 30), body, label=f"pass^{k} and pass@1 per domain and arm")

@@ -3,6 +3,11 @@
 Inline CSS and inline SVG charts (:mod:`benchmark.report.charts`); no script,
 no font or image fetched from anywhere. Nothing on the page comes from a
 clock, so the same metrics give the same bytes.
+
+Colour means good or bad, never the sign: a lift or a bin move is green
+(class ``good``) when :func:`benchmark.report.present.change_of` or
+:func:`~benchmark.report.present.move_change` calls it an improvement for its
+metric, red (``bad``) for a regression, and plain otherwise.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from benchmark.metrics import BINS, ESTIMATORS, Estimate, Metrics, Scope
 from benchmark.report import present
 from benchmark.report.charts import bins_chart, curve_chart, domains_chart
 from benchmark.report.document import REPORT_SCHEMA
+from benchmark.report.present import Change, LiftMetric
 
 __all__ = ["render_html"]
 
@@ -34,7 +40,7 @@ h2 { font-size: 19px; margin: 40px 0 8px; border-bottom: 1px solid var(--line); 
 .cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 20px 0; }
 .card { flex: 1 1 200px; border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; }
 .card .label { color: var(--muted); font-size: 13px; }
-.card .big { font-size: 30px; font-weight: 700; line-height: 1.2; }
+.card .big { display: block; font-size: 30px; font-weight: 700; line-height: 1.2; }
 .card .iv { color: var(--muted); font-size: 13px; }
 figure { margin: 24px 0; }
 svg { max-width: 100%; height: auto; display: block; }
@@ -45,8 +51,8 @@ td + td { white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: var(--soft); font-weight: 600; }
 td.name { font-weight: 600; }
-.up { color: #00703c; font-weight: 600; }
-.down { color: #b3261e; font-weight: 600; }
+.good { color: #00703c; font-weight: 600; }
+.bad { color: #b3261e; font-weight: 600; }
 .diag { color: var(--muted); }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 8px 0; }
 dl.facts dt { color: var(--muted); }
@@ -123,10 +129,25 @@ def _figure(chart: str, caption: str) -> str:
     return f'<figure>{chart}<figcaption class="caption">{escape(caption)}</figcaption></figure>'
 
 
-def _lift_html(estimate: Estimate, *, counted: bool = False, unit: bool = True) -> str:
-    css = {1: "up", -1: "down", 0: ""}[present.lift_direction(estimate)]
+_TITLE = {Change.GOOD: "better", Change.BAD: "worse", Change.NEUTRAL: ""}
+_LEGEND = (
+    '<span class="good">green</span>: a change for the better, <span class="bad">red</span>: for the '
+    "worse — its interval clear of 0 (a fall in never or sometimes is for the better)."
+)
+
+
+def _marked(change: Change, text: str, *, extra: str = "") -> str:
+    """``text`` (HTML already) in a span whose class says whether its change is good or bad."""
+    css = " ".join(c for c in ((change.value if change is not Change.NEUTRAL else ""), extra) if c)
+    if not css:
+        return text
+    title = f' title="{_TITLE[change]}"' if _TITLE[change] else ""
+    return f'<span class="{css}"{title}>{text}</span>'
+
+
+def _lift_html(metric: LiftMetric, estimate: Estimate, *, counted: bool = False, unit: bool = True) -> str:
     text = escape(present.lift_text(estimate, counted=counted, unit=unit))
-    return f'<span class="{css}">{text}</span>' if css else text
+    return _marked(present.change_of(metric, estimate), text)
 
 
 def _cards(scope: Scope, k: int) -> str:
@@ -150,10 +171,14 @@ def _cards(scope: Scope, k: int) -> str:
         else:
             bounds = f"[{present.signed_points(lift.low)}, {present.signed_points(lift.high)}]"
             verdict = f"{bounds} · {verdict}"
-        css = {1: "up", -1: "down", 0: ""}[direction]
+        big = _marked(
+            present.change_of("pass_hat_k_unbiased", lift),
+            f"{present.signed_points(lift.value)} pp",
+            extra="big",
+        )
         cards.append(
             f'<div class="card"><div class="label">lift · guarded − baseline · {escape(label)}</div>'
-            f'<div class="big {css}">{present.signed_points(lift.value)} pp</div>'
+            f"{big}"
             f'<div class="iv">{verdict}</div></div>'
         )
     return f'<div class="cards">{"".join(cards)}</div>'
@@ -174,13 +199,14 @@ def _scalars(scope: Scope, k: int) -> str:
     labels = present.metric_labels(k)
     head = ["metric", *scope.arms] + (["lift (guarded − baseline)"] if scope.lift is not None else [])
     rows: list[tuple[str, list[str]]] = []
-    for key in ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin"):
+    for key in present.RATES:
         cells = [escape(present.share(getattr(a, key))) for a in scope.arms.values()]
         if scope.lift is not None:
-            cells.append(_lift_html(getattr(scope.lift, key)))
+            cells.append(_lift_html(key, getattr(scope.lift, key)))
         rows.append((labels[key], cells))
-    counted: list[tuple[str, list[Estimate], Estimate | None]] = [
+    counted: list[tuple[LiftMetric, str, list[Estimate], Estimate | None]] = [
         (
+            "observed_all_k",
             labels["observed_all_k"],
             [a.observed_all_k for a in scope.arms.values()],
             None if scope.lift is None else scope.lift.observed_all_k,
@@ -188,33 +214,42 @@ def _scalars(scope: Scope, k: int) -> str:
     ]
     counted += [
         (
+            name,
             f"bin: {name}",
             [a.bins.get(name) for a in scope.arms.values()],
             None if scope.lift is None else scope.lift.bins.get(name),
         )
         for name in BINS
     ]
-    for label, estimates, lift in counted:
+    for metric, label, estimates, lift in counted:
         cells = [escape(present.count_share(e, scope.tasks)) for e in estimates]
         if lift is not None:
-            cells.append(_lift_html(lift, counted=True))
+            cells.append(_lift_html(metric, lift, counted=True))
         rows.append((label, cells))
-    caption = f'<p class="caption">{scope.tasks} tasks; [interval] in percent; lift in percentage points.</p>'
+    caption = (
+        f'<p class="caption">{scope.tasks} tasks; [interval] in percent; lift in percentage points. '
+        f"{_LEGEND if scope.lift is not None else ''}</p>"
+    )
     return _table(head, rows, raw=True) + caption
 
 
 def _moves(scope: Scope) -> str:
     assert scope.moves is not None
-    rank = {name: i for i, name in enumerate(BINS)}
     rows = []
     for source in BINS:
         cells = []
         for target in BINS:
             count = scope.moves.get(source, target).count
-            css = "diag" if source == target else ("up" if rank[target] > rank[source] else "down")
-            cells.append(f'<span class="{css}">{count}</span>' if count else "0")
+            extra = "diag" if source == target else ""
+            cells.append(
+                _marked(present.move_change(source, target), str(count), extra=extra) if count else "0"
+            )
         rows.append((f"baseline {source}", cells))
     table = _table(["", *(f"guarded {t}" for t in BINS)], rows, raw=True)
+    table += (
+        '<p class="caption">Tasks per move: <span class="good">green</span> moved up towards always, '
+        '<span class="bad">red</span> down towards never.</p>'
+    )
     moved = [m for m in scope.moves.moves if m.source != m.target and m.tasks]
     if moved:
         items = "".join(
@@ -245,21 +280,23 @@ def _domains(metrics: Metrics) -> str:
             )
         if scope.lift is not None:
             lift = scope.lift
+            always = lift.bins.always
             rows.append(
                 (
                     "",
                     [
-                        "lift",
-                        _lift_html(lift.pass_at_1, unit=False),
-                        _lift_html(lift.pass_hat_k_unbiased, unit=False),
-                        _lift_html(lift.pass_hat_k_plugin, unit=False),
-                        f"{lift.bins.always.count:+d}",
+                        "lift, guarded − baseline",
+                        _lift_html("pass_at_1", lift.pass_at_1, unit=False),
+                        _lift_html("pass_hat_k_unbiased", lift.pass_hat_k_unbiased, unit=False),
+                        _lift_html("pass_hat_k_plugin", lift.pass_hat_k_plugin, unit=False),
+                        _marked(present.change_of("always", always), f"{always.count:+d}"),
                     ],
                 )
             )
     caption = (
-        '<p class="caption">[interval] in percent; lift in percentage points; always: tasks whose '
-        "every trial passed.</p>"
+        '<p class="caption">One row per arm, named in the arm column; [interval] in percent; lift in '
+        "percentage points; always: tasks whose every trial passed."
+        f"{' ' + _LEGEND if metrics.overall.lift is not None else ''}</p>"
     )
     return _table(head, rows, raw=True) + caption
 

@@ -1,18 +1,34 @@
-"""How numbers and names read in the report: one place for the tables and the HTML page."""
+"""How numbers and names read in the report: one place for the tables and the HTML page.
+
+It also owns what a change means: :func:`change_of` says whether a lift is
+good, bad or neutral for its metric (pass rates are better higher; the
+``never`` and ``sometimes`` bins better lower, ``always`` higher), and
+:func:`move_change` the same for a task moving between bins. The tables
+and the HTML page colour by these two and nothing else.
+"""
 
 from __future__ import annotations
 
-from benchmark.metrics import SIGNATURES, Estimate, Meta, Metrics, Scope
+from enum import Enum
+from typing import Literal
+
+from benchmark.metrics import BINS, SIGNATURES, Bin, Estimate, Meta, Metrics, Scope
 
 __all__ = [
+    "BETTER",
+    "RATES",
     "SIMULATED_NOTICE",
+    "Change",
+    "LiftMetric",
     "activity_rows",
+    "change_of",
     "count_share",
     "interval",
     "lift_direction",
     "lift_text",
     "metric_labels",
     "money",
+    "move_change",
     "notices",
     "pct",
     "points",
@@ -102,6 +118,54 @@ def lift_direction(estimate: Estimate) -> int:
     if estimate.high is not None and estimate.high < 0:
         return -1
     return 0
+
+
+class Change(Enum):
+    """What a change in a metric means for the reader."""
+
+    GOOD = "good"
+    BAD = "bad"
+    NEUTRAL = "neutral"
+
+
+LiftMetric = (
+    Literal["pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin", "observed_all_k"] | Bin
+)
+
+RATES: tuple[LiftMetric, ...] = ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin")
+"""The four rates every table shows, in order (observed k/k and the bins follow them)."""
+
+BETTER: dict[LiftMetric, int] = {
+    "pass_at_1": 1,
+    "pass_at_k": 1,
+    "pass_hat_k_unbiased": 1,
+    "pass_hat_k_plugin": 1,
+    "observed_all_k": 1,
+    "never": -1,
+    "sometimes": -1,
+    "always": 1,
+}
+"""The sign of a change for the better: +1 when higher is better, −1 when lower is.
+
+Fewer tasks that never pass and fewer that pass only sometimes (flaky) are
+improvements; more that always pass is one.
+"""
+
+
+def _change(sign: int) -> Change:
+    return Change.GOOD if sign > 0 else Change.BAD if sign < 0 else Change.NEUTRAL
+
+
+def change_of(metric: LiftMetric, lift: Estimate) -> Change:
+    """Whether the lift of ``metric`` is an improvement: its interval lies wholly on the better
+    side of 0 (good), wholly on the worse side (bad), or holds 0 or is missing (neutral)."""
+    return _change(lift_direction(lift) * BETTER[metric])
+
+
+def move_change(source: Bin, target: Bin) -> Change:
+    """A task moving from bin ``source`` (baseline) to ``target`` (guarded): up towards
+    ``always`` is good, down towards ``never`` bad, staying put neutral."""
+    return _change(BINS.index(target) - BINS.index(source))
 
 
 def money(value: float | None) -> str:

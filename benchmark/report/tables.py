@@ -9,10 +9,12 @@ from rich.text import Text
 
 from benchmark.metrics import BINS, Estimate, Metrics, Scope
 from benchmark.report import present
+from benchmark.report.present import Change, LiftMetric
 
 __all__ = ["print_tables", "tables"]
 
 _SHOWN_ERRORS = 20
+_STYLE = {Change.GOOD: "green", Change.BAD: "red", Change.NEUTRAL: ""}
 
 
 def print_tables(metrics: Metrics, console: Console) -> None:
@@ -56,8 +58,9 @@ def _run(metrics: Metrics) -> Table:
     return table
 
 
-def _lift_cell(estimate: Estimate, *, counted: bool = False) -> Text:
-    style = {1: "green", -1: "red", 0: ""}[present.lift_direction(estimate)]
+def _lift_cell(metric: LiftMetric, estimate: Estimate, *, counted: bool = False) -> Text:
+    """The lift, green when it is an improvement for ``metric`` and red when it is a regression."""
+    style = _STYLE[present.change_of(metric, estimate)]
     return Text(present.lift_text(estimate, counted=counted, unit=False), style=style)
 
 
@@ -74,19 +77,19 @@ def _scalars(scope: Scope, k: int, *, title: str) -> Table:
     if scope.lift is not None:
         table.add_column("lift, guarded − baseline", justify="right")
     labels = present.metric_labels(k, formulas=False)
-    for key in ("pass_at_1", "pass_at_k", "pass_hat_k_unbiased", "pass_hat_k_plugin"):
+    for key in present.RATES:
         cells: list[str | Text] = [present.share(getattr(a, key)) for a in scope.arms.values()]
         if scope.lift is not None:
-            cells.append(_lift_cell(getattr(scope.lift, key)))
+            cells.append(_lift_cell(key, getattr(scope.lift, key)))
         table.add_row(labels[key], *cells)
     cells = [present.count_share(a.observed_all_k, a.tasks) for a in scope.arms.values()]
     if scope.lift is not None:
-        cells.append(_lift_cell(scope.lift.observed_all_k, counted=True))
+        cells.append(_lift_cell("observed_all_k", scope.lift.observed_all_k, counted=True))
     table.add_row(labels["observed_all_k"], *cells)
     for name in BINS:
         cells = [present.count_share(a.bins.get(name), a.tasks) for a in scope.arms.values()]
         if scope.lift is not None:
-            cells.append(_lift_cell(scope.lift.bins.get(name), counted=True))
+            cells.append(_lift_cell(name, scope.lift.bins.get(name), counted=True))
         table.add_row(f"bin: {name}", *cells)
     return table
 
@@ -97,14 +100,11 @@ def _moves(scope: Scope) -> Table:
     table.add_column("baseline \\ guarded", style="bold")
     for name in BINS:
         table.add_column(name, justify="right")
-    rank = {name: i for i, name in enumerate(BINS)}
     for source in BINS:
         cells = []
         for target in BINS:
             count = scope.moves.get(source, target).count
-            style = ""
-            if source != target and count:
-                style = "green" if rank[target] > rank[source] else "red"
+            style = _STYLE[present.move_change(source, target)] if count else ""
             cells.append(Text(str(count), style=style))
         table.add_row(source, *cells)
     return table
@@ -141,12 +141,13 @@ def _domains(metrics: Metrics) -> Table:
                 f"{arm_metrics.bins.always.count}/{scope.tasks}",
             )
         if scope.lift is not None:
+            always = scope.lift.bins.always
             table.add_row(
                 "",
-                "lift",
-                _lift_cell(scope.lift.pass_at_1),
-                _lift_cell(scope.lift.pass_hat_k_unbiased),
-                f"{scope.lift.bins.always.count:+d}",
+                "lift, guarded − baseline",
+                _lift_cell("pass_at_1", scope.lift.pass_at_1),
+                _lift_cell("pass_hat_k_unbiased", scope.lift.pass_hat_k_unbiased),
+                Text(f"{always.count:+d}", style=_STYLE[present.change_of("always", always)]),
                 end_section=True,
             )
         else:

@@ -46,6 +46,10 @@ class Session(Protocol):
         """
         ...
 
+    def applied(self) -> Sequence[str]:
+        """The writes that took effect when called (passthrough, upstream): no block undoes them."""
+        ...
+
     async def call(self, tool: Tool, arguments: Arguments) -> CallOutcome:
         """Run one call on arguments ``tool.validate`` returned, in isolation: an error outcome or an
         exception leaves no trace of it."""

@@ -32,6 +32,7 @@ from guard.clock import Clock
 from guard.errors import InvalidArguments, ToolError
 from guard.execute import CallOutcome
 from guard.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbox, OutboxEntry, advance
+from guard.redact import Redactor
 from guard.retry import Retried, RetryRules, call_with_retries
 from guard.tools import Tool
 from judges.classify import ErrorClass
@@ -53,6 +54,9 @@ CERTAIN = frozenset(
 """Classes of a raised failure after which the call certainly did not take effect."""
 
 TRANSACTION_META = "guard/transaction"
+
+_LIVE = frozenset({EntryStatus.HELD, EntryStatus.SENDING, EntryStatus.READY, EntryStatus.DISPATCHING})
+"""Entries whose arguments are still needed whole (held or on their way upstream)."""
 
 
 def write_meta(entry: OutboxEntry, suffix: str = "") -> dict[str, Any]:
@@ -111,6 +115,7 @@ class Dispatcher:
         instance: str,
         rules: RetryRules,
         lease_s: float,
+        redactor: Redactor | None = None,
     ) -> None:
         self.upstream = upstream
         self.outbox = outbox
@@ -120,6 +125,7 @@ class Dispatcher:
         self.instance = instance
         self._rules = rules
         self._lease = timedelta(seconds=lease_s)
+        self._redactor = redactor or Redactor()
 
     def classify(self, failure: object) -> ErrorClass:
         return self._rules.classify(failure)
@@ -191,7 +197,7 @@ class Dispatcher:
             if status is not EntryStatus.APPLIED:
                 log.warning("dispatch of %s stopped at %s: %s", transaction_id, _name(final), error)
                 stopped = final
-        return commit_report(transaction_id, await self.outbox.entries(transaction_id))
+        return commit_report(transaction_id, await self._scrubbed(transaction_id))
 
     # -- rollback --------------------------------------------------------------------------
 
@@ -216,7 +222,26 @@ class Dispatcher:
         for entry in reversed(entries):
             if entry.mode == "passthrough" and entry.status is EntryStatus.APPLIED:
                 await self.outbox.save(await self._compensate(entry))
-        return rollback_report(transaction_id, await self.outbox.entries(transaction_id))
+        return rollback_report(transaction_id, await self._scrubbed(transaction_id))
+
+    async def _scrubbed(self, transaction_id: str) -> list[OutboxEntry]:
+        """The transaction's entries, those that are settled with their ``audit.redact`` paths redacted.
+
+        An entry still to be sent (ready, dispatching) keeps its arguments: it must still go out whole.
+        """
+        entries = await self.outbox.entries(transaction_id)
+        if not self._redactor:
+            return entries
+        scrubbed = []
+        for entry in entries:
+            if entry.status not in _LIVE:
+                arguments = self._redactor.arguments(entry.tool, entry.arguments)
+                result = self._redactor.result(entry.tool, entry.result)
+                if arguments != entry.arguments or result != entry.result:
+                    entry = replace(entry, arguments=arguments, result=result)
+                    await self.outbox.save(entry)
+            scrubbed.append(entry)
+        return scrubbed
 
     async def _compensate(self, entry: OutboxEntry) -> OutboxEntry:
         policy = self._policies().get(entry.tool)

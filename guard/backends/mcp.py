@@ -24,6 +24,7 @@ import json
 import logging
 import uuid
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -37,6 +38,7 @@ from guard.clock import Clock
 from guard.errors import BackendError, ToolError
 from guard.execute import CallOutcome
 from guard.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
+from guard.redact import Redactor
 from guard.retry import RetryPolicy, RetryRules
 from guard.settings import McpSettings
 from guard.tools import Arguments, ErrorText, Tool, plain_error_text
@@ -73,11 +75,25 @@ class McpSession:
         self._id = transaction_id
         self._seq = 0
         self._retrying: tuple[str, OutboxEntry] | None = None
+        self._held: list[str] = []
+        self._applied: list[str] = []
         self.reader = NoState()
 
     def lost(self) -> str | None:
         """An ``mcp`` transaction lives in the outbox, which no connection failure takes away."""
         return None
+
+    def applied(self) -> Sequence[str]:
+        return tuple(self._applied)
+
+    def _read_note(self) -> str | None:
+        """What a read in a transaction holding deferred writes must say: it does not see them."""
+        if not self._held:
+            return None
+        return (
+            f"(guard: this transaction holds {len(self._held)} deferred write(s) ({', '.join(self._held)}) "
+            "that reach the upstream only when it commits; this read does not reflect them)"
+        )
 
     def _entry(
         self, tool: str, arguments: dict[str, Any], mode: Mode, status: EntryStatus, attempts: int = 0
@@ -102,7 +118,8 @@ class McpSession:
         policy = self._backend.policy(spec.name)
         if policy.mode == "read":
             result = await self._backend.upstream.call_tool(spec.name, checked)
-            return result_outcome(result, self._backend.dispatcher.classify)
+            outcome = result_outcome(result, self._backend.dispatcher.classify)
+            return replace(outcome, note=self._read_note()) if outcome.ok else outcome
         if policy.mode == "defer":
             return await self._defer(spec.name, checked)
         return await self._pass(policy, checked)
@@ -111,6 +128,7 @@ class McpSession:
         entry = self._entry(tool, arguments, "defer", EntryStatus.HELD)
         await self._backend.outbox.add(entry)
         self._seq = entry.seq
+        self._held.append(tool)
         return CallOutcome(
             value={
                 "status": "deferred",
@@ -118,7 +136,9 @@ class McpSession:
                 "idempotency_key": entry.key,
                 "seq": entry.seq,
                 "message": f"held by the guard: {tool} is sent to the upstream when this transaction "
-                "commits; nothing has changed yet",
+                "commits; nothing has changed yet, so reads before the commit do not see it. The upstream "
+                "has not checked it yet and may still refuse it then: the commit reply gives its answer "
+                f"(dispatch, seq {entry.seq}, with the upstream's result).",
             }
         )
 
@@ -164,6 +184,8 @@ class McpSession:
             entry, status, self._backend.clock.now(), error_class=error_class, error=error, result=value
         )
         await outbox.save(entry)
+        if status is EntryStatus.APPLIED:
+            self._applied.append(policy.name)
         if error_class in _RETRIED or status is EntryStatus.UNKNOWN:
             self._retrying = (signature, entry)
         return outcome
@@ -224,8 +246,12 @@ class McpBackend:
         *,
         instance: str,
         rules: RetryRules,
+        redactor: Redactor | None = None,
     ) -> None:
-        """``rules``: the guard's retry rules; the dispatch backoff comes from ``settings.dispatch``."""
+        """``rules``: the guard's retry rules; the dispatch backoff comes from ``settings.dispatch``.
+
+        ``redactor``: the ``audit.redact`` paths, applied to each outbox entry once it is settled.
+        """
         self.upstream = upstream
         self.outbox = outbox
         self.settings = settings
@@ -253,6 +279,7 @@ class McpBackend:
                 )
             ),
             lease_s=dispatch.lease_s,
+            redactor=redactor,
         )
 
     @property

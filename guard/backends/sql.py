@@ -91,6 +91,10 @@ class SqlSession:
             return "its database connection was closed"
         return None
 
+    def applied(self) -> Sequence[str]:
+        """Nothing: every write waits in the database transaction until COMMIT."""
+        return ()
+
     def _alive(self) -> None:
         reason = self.lost()
         if reason is not None:

@@ -1,11 +1,14 @@
 """The agent-facing MCP server, on the official SDK's low-level ``Server``.
 
 It lists the backend's tools (with their read/write annotations) plus the
-commit tool, and turns every call into a transaction call or a commit.
-Refusals that are the caller's fault (reserved or unknown tool names, bad or
-foreign transaction keys) are JSON-RPC errors; everything that happened
-inside a transaction is a tool result, ``isError`` set when it failed, so
-that the model can read and act on it.
+commit and rollback tools, and turns every call into a transaction call, a
+commit or a rollback. Refusals that are the client's to fix (reserved or
+unknown tool names, a missing, malformed or foreign transaction key) are
+JSON-RPC errors. Everything the model should read and act on is a tool
+result, ``isError`` set when it failed and its text saying what to do next:
+what happened inside a transaction, a key whose transaction has ended ("use a
+new transaction key"), a limit. A rollback the agent asked for, done, is not
+an error.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from guard.errors import GuardError, RequestRejected, TransactionClosed
+from guard.errors import GuardError, Refused, RequestRejected, TransactionClosed
 from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
 from guard.tools import Tool, format_validation_error
 from guard.transactions import CommitStatus
@@ -120,20 +123,29 @@ def rollback_tool(name: str) -> types.Tool:
 
 
 def _tool_result(reply: ToolReply) -> types.CallToolResult:
+    content = [types.TextContent(type="text", text=reply.text)]
+    if reply.note is not None:
+        content.append(types.TextContent(type="text", text=reply.note))
     return types.CallToolResult(
-        content=[types.TextContent(type="text", text=reply.text)],
+        content=content,
         structured_content=reply.structured,
         is_error=reply.is_error,
     )
 
 
-def _commit_result(reply: CommitReply) -> types.CallToolResult:
+def _commit_result(reply: CommitReply, *, is_error: bool | None = None) -> types.CallToolResult:
+    """A commit's (or rollback's) reply; ``is_error`` unless it did what was asked."""
     body = reply.to_dict()
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=json.dumps(body, ensure_ascii=False))],
         structured_content=body,
-        is_error=reply.status.failed,
+        is_error=reply.status.failed if is_error is None else is_error,
     )
+
+
+def _refusal(message: str) -> types.CallToolResult:
+    """A refusal the model should read and act on (its text says what to do), as a tool error."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
 def build_server(
@@ -165,6 +177,7 @@ def build_server(
             raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
         if catalogue.schema(tool) is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {tool!r}")
+        key: TxnKey | None = None
         try:
             key = resolve(ctx)
             if tool == manager.commit_tool:
@@ -185,7 +198,15 @@ def build_server(
             if reply.ended and on_finished is not None:
                 on_finished(key.id)
             return _tool_result(reply)
-        except (RequestRejected, TransactionClosed) as exc:
+        except TransactionClosed as exc:
+            if key is None or not key.renewable or on_finished is None:
+                return _refusal(exc.message)
+            # a key the guard chose (stdio) is renewed by the guard: the agent cannot name another one
+            on_finished(key.id)
+            return _refusal(f"{exc.message.split(';')[0]}; the next call starts a new transaction")
+        except Refused as exc:
+            return _refusal(exc.message)
+        except RequestRejected as exc:
             raise MCPError(types.INVALID_REQUEST, exc.message) from exc
         except GuardError as exc:
             log.warning("tools/call %s refused: %s", tool, exc.message)
@@ -217,12 +238,13 @@ async def _agent_rollback(
             content=[types.TextContent(type="text", text=format_validation_error(exc))], is_error=True
         )
     if manager.live(key.id) is None:
-        text = f"no open transaction {key.id}: nothing was undone"
-        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+        # a refusal (is_error) rather than a result, which the tool's output schema would have to fit
+        text = f"no open transaction {key.id}: there is nothing to roll back"
+        return _refusal(text)
     reply = await manager.rollback(key, arguments.reason, via="tool")
     if on_finished is not None:
         on_finished(key.id)
-    return _commit_result(reply)
+    return _commit_result(reply, is_error=reply.status is not CommitStatus.ROLLED_BACK)
 
 
 class _Catalogue:

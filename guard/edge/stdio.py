@@ -26,7 +26,7 @@ async def serve_stdio(runtime: Runtime) -> None:
 
     def resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
         meta = ctx.meta if isinstance(ctx.meta, dict) else None
-        return TxnKey(keys.current(meta), "stdio", meta)
+        return TxnKey(keys.current(meta), "stdio", meta, renewable=not keys.named(meta))
 
     server = build_server(runtime.manager, resolve, on_finished=keys.finished)
     await runtime.start()

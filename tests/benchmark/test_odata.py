@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
-from benchmark.domains.zendesk import ALL_COMPARATORS, ODataError, evaluate, parse_filter
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from benchmark.domains.zendesk import ALL_COMPARATORS, BASE_COMPARATORS, ODataError, evaluate, parse_filter
 
 ROW = {
     "id": "6",
@@ -103,3 +110,126 @@ def test_syntax_errors_read_like_the_reference(expression: str, message: str) ->
     with pytest.raises(ODataError) as info:
         parse_filter(expression)
     assert str(info.value) == message
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        "contains(status=status, x='y')",
+        "trim(('a', 'b'))",
+        "(" * 2000 + "status eq 'open'" + ")" * 2000,
+    ],
+    ids=["named-parameters", "a-list-as-one-argument", "deep-nesting"],
+)
+def test_filters_the_references_parser_reads(expression: str) -> None:
+    assert evaluate(parse_filter(expression), ROW) is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "message"),
+    [
+        ("status in ('open')", "Failed to parse at: Token(type=')', value=')', lineno=1, index=17)"),
+        (
+            "foo(status)0",
+            "Failed to parse at: Token(type='INTEGER', value=Integer(val='0'), lineno=1, index=11)",
+        ),
+        ("contains(a=1, b=2, c=3)", "No symbol list_items. Must be one of"),
+    ],
+    ids=["a-one-item-in-list", "the-next-token-before-the-call", "three-named-parameters"],
+)
+def test_errors_read_as_the_references_parser_raises_them(expression: str, message: str) -> None:
+    with pytest.raises(ODataError) as info:
+        parse_filter(expression)
+    assert str(info.value).startswith(message)
+
+
+# A property of the comparison subset that agents write (``email eq '...'``, ``and``/``or``, parentheses):
+# a generated filter is evaluated as an independent model of the reference's rules says it should be.
+
+_OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "gt": operator.gt,
+    "ge": operator.ge,
+    "lt": operator.lt,
+    "le": operator.le,
+}
+_KINDS = {"eq": "Eq", "ne": "NotEq", "gt": "Gt", "ge": "GtE", "lt": "Lt", "le": "LtE"}
+_TEXT_FIELDS = ["id", "status", "priority", "requester_id"]
+
+
+@dataclass(frozen=True)
+class _Comparison:
+    field: str
+    operator: str
+    literal: str
+    value: Any
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        return f"{self.field} {spell(self.operator)} {self.literal}"
+
+    def expected(self, comparators: frozenset[str]) -> bool:
+        if _KINDS[self.operator] not in comparators:
+            return True
+        return bool(_OPERATORS[self.operator](ROW.get(self.field), self.value))
+
+
+@dataclass(frozen=True)
+class _Junction:
+    conjunction: str
+    left: _Filter
+    right: _Filter
+
+    def render(self, spell: Callable[[str], str]) -> str:
+        def side(node: _Filter) -> str:
+            text = node.render(spell)
+            looser = isinstance(node, _Junction) and node.conjunction == "or" and self.conjunction == "and"
+            return f"({text})" if looser else text
+
+        return f"{side(self.left)} {spell(self.conjunction)} {side(self.right)}"
+
+    def expected(self, comparators: frozenset[str]) -> bool:
+        left, right = self.left.expected(comparators), self.right.expected(comparators)
+        return (left and right) if self.conjunction == "and" else (left or right)
+
+
+_Filter = _Comparison | _Junction
+
+
+def _comparisons() -> st.SearchStrategy[_Comparison]:
+    texts = st.sampled_from(["'open'", "'high'", "'10'", "'6'", "'5'", "'z'", "''", "'it''s'"])
+    ordered = st.builds(
+        lambda field, op, literal: _Comparison(field, op, literal, literal[1:-1].replace("''", "'")),
+        st.sampled_from(_TEXT_FIELDS),
+        st.sampled_from(list(_OPERATORS)),
+        texts,
+    )
+    literals = st.sampled_from(
+        [("10", 10), ("-5", -5), ("true", "true"), ("false", "false"), ("'true'", "true")]
+    )
+    equalities = st.builds(
+        lambda field, op, literal: _Comparison(field, op, literal[0], literal[1]),
+        st.sampled_from([*_TEXT_FIELDS, "verified", "due_at", "missing"]),
+        st.sampled_from(["eq", "ne"]),
+        literals,
+    )
+    return st.one_of(ordered, equalities)
+
+
+def _filters() -> st.SearchStrategy[_Filter]:
+    return st.recursive(
+        _comparisons(),
+        lambda inner: st.builds(_Junction, st.sampled_from(["and", "or"]), inner, inner),
+        max_leaves=8,
+    )
+
+
+@given(
+    _filters(),
+    st.sampled_from([str, str.upper, str.title]),
+    st.sampled_from([BASE_COMPARATORS, ALL_COMPARATORS]),
+)
+def test_comparisons_and_junctions_evaluate_as_the_reference_rules_say(
+    node: _Filter, spell: Callable[[str], str], comparators: frozenset[str]
+) -> None:
+    assert evaluate(parse_filter(node.render(spell)), ROW, comparators) is node.expected(comparators)

@@ -93,7 +93,7 @@ def agent_client(runtime: Runtime, principal: str = "agent-a") -> Client:
 
     def resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
         meta = ctx.meta if isinstance(ctx.meta, dict) else None
-        return TxnKey(keys.current(meta), principal, meta)
+        return TxnKey(keys.current(meta), principal, meta, renewable=not keys.named(meta))
 
     return Client(build_server(runtime.manager, resolve, on_finished=keys.finished))
 

@@ -1,4 +1,5 @@
-"""The command line: the demo, migrations, the audit log readers, and how ``guard serve`` fails to start."""
+"""The command line: what reading it imports, plugin commands, the demo, migrations, the audit log readers,
+where a config file's databases are, and how ``guard serve`` starts and fails to start."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import pytest
 import yaml
 from mcp import Client
@@ -26,6 +28,9 @@ from guard.store.sql_audit import SqlAudit
 from guard.transactions import CommitStatus, Status
 from judges import Decision
 from tests.guard.conftest import wait_until_ready
+
+# what no command needs to read its command line: the benchmark plugin, the MCP SDK, the databases, the web
+HEAVY = frozenset({"benchmark", "mcp", "alembic", "sqlalchemy", "fastapi"})
 
 # What an agent can put in any text the audit log keeps: rich markup (a closing tag with nothing open,
 # a style), an ANSI colour sequence, a one-character CSI (C1) and a right-to-left override.
@@ -79,6 +84,120 @@ def one_error_line(done: subprocess.CompletedProcess[str]) -> str:
 
 def only_printable(output: str) -> bool:
     return all(ch.isprintable() or ch == "\n" for ch in output)
+
+
+def imports(
+    *args: str, env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    """``python -X importtime -m guard ARGS``: what it did, and the top-level packages it imported."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "guard", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "COLUMNS": "200", **(env or {})},
+    )
+    names = {
+        line.rpartition("|")[2].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    return done, {name.partition(".")[0] for name in names}
+
+
+def test_help_imports_no_plugin_and_no_server_library() -> None:
+    """``guard --help`` and ``guard transactions --help`` read no more than their command line: neither the
+    benchmark (its commands are listed from entry-point metadata) nor mcp, alembic, SQLAlchemy or FastAPI;
+    the benchmark's commands load, with all their options, when they run."""
+    done, imported = imports("--help")
+    assert done.returncode == 0, done.stderr
+    assert imported & HEAVY == set()
+    listed = [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()]
+    assert listed[:6] == ["demo", "serve", "db", "transactions", "bench", "report"]
+    assert "From benchmark: guard bench --help shows its options." in done.stdout
+
+    done, imported = imports("transactions", "--help")
+    assert done.returncode == 0, done.stderr
+    assert imported & HEAVY == set()
+    assert all(status.value in done.stdout for status in Status)
+
+    for command, options in (
+        ("bench", ("--data", "--trials", "--arms", "serve")),
+        ("report", ("--html", "--json")),
+    ):
+        done, imported = imports(command, "--help")
+        assert done.returncode == 0, done.stderr
+        assert all(option in done.stdout for option in options), done.stdout
+        assert "benchmark" in imported
+
+
+@pytest.fixture
+def plugins(tmp_path: Path) -> dict[str, str]:
+    """The environment of an installed package that adds two commands: ``hello`` (a command function) and
+    ``broken`` (whose module is missing)."""
+    site = tmp_path / "site"
+    info = site / "guard_test_plugin-0.1.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: guard-test-plugin\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text(
+        "[guard.cli]\nhello = guard_test_plugin:hello\nbroken = guard_test_plugin_gone:command\n"
+    )
+    (site / "guard_test_plugin.py").write_text(
+        "import typer\n\n\n"
+        "def hello(name: str = typer.Option('world', help='Whom to greet.')) -> None:\n"
+        "    typer.echo(f'hello {name}')\n"
+    )
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+
+
+def test_plugin_commands_are_named_by_their_entry_points_and_load_when_run(plugins: dict[str, str]) -> None:
+    """Requirement G27: a failure is one line and a documented exit code (a plugin command that cannot
+    load fails only when it runs; the others are unaffected)."""
+    done, imported = imports("--help", env=plugins)
+    assert done.returncode == 0, done.stderr
+    assert "hello         From guard_test_plugin: guard hello --help shows its options." in done.stdout
+    assert "broken" in done.stdout
+    assert "guard_test_plugin" not in imported
+
+    hello = guard("hello", "--name", "plugin", env=plugins)
+    assert (hello.returncode, hello.stdout, hello.stderr) == (0, "hello plugin\n", "")
+    assert "--name <str>  Whom to greet." in guard("hello", "--help", env=plugins).stdout
+
+    broken = guard("broken", env=plugins)
+    assert broken.returncode == 1
+    assert one_error_line(broken) == (
+        "error: the 'broken' command could not load: "
+        "ModuleNotFoundError: No module named 'guard_test_plugin_gone'"
+    )
+
+
+def test_sqlite_files_named_in_a_config_file_are_beside_it(tmp_path: Path) -> None:
+    """A relative SQLite path in a config file resolves against the file's directory, wherever the command
+    runs and however the file is named; one from the environment against the working directory."""
+    conf, elsewhere = tmp_path / "conf", tmp_path / "elsewhere"
+    conf.mkdir()
+    elsewhere.mkdir()
+    config = conf / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump({"audit": {"url": "sqlite:///audit.db"}, "backend": {"url": "sqlite:///data/shop.db"}})
+    )
+    wide = {"COLUMNS": "400"}
+    done = guard("db", "upgrade", "--config", str(config), cwd=elsewhere, env=wide)
+    assert done.returncode == 0, done.stderr
+    assert f"audit store sqlite:///{conf / 'audit.db'} is at revision" in done.stdout
+    assert (conf / "audit.db").is_file()
+    assert list(elsewhere.iterdir()) == []
+
+    listed = guard("transactions", "--config", "../conf/guard.yaml", "--json", cwd=elsewhere)
+    assert listed.returncode == 0, listed.stderr
+    assert json.loads(listed.stdout) == {"transactions": []}
+
+    from_env = {"GUARD_AUDIT__URL": "sqlite:///env-audit.db", **wide}
+    done = guard("db", "upgrade", "--config", str(config), cwd=elsewhere, env=from_env)
+    assert done.returncode == 0, done.stderr
+    assert (elsewhere / "env-audit.db").is_file()
 
 
 def test_demo_runs_and_exits_zero() -> None:
@@ -366,6 +485,22 @@ def serving(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[str], int, Path]]
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
+
+
+def test_serve_prints_where_mcp_and_the_admin_api_are(
+    serving: tuple[subprocess.Popen[str], int, Path],
+) -> None:
+    """Once it serves, ``guard serve`` says on stderr where MCP and the admin API are."""
+    process, port, _ = serving
+    assert process.stderr is not None
+    base = f"http://127.0.0.1:{port}"
+    banner = process.stderr.readline()
+    assert banner.startswith(
+        f"guard: MCP at {base}/mcp, admin API at {base} (/transactions, /healthz, /readyz), "
+    )
+    assert httpx2.get(f"{base}/transactions", timeout=10).json() == {"transactions": []}
+    process.send_signal(signal.SIGTERM)
+    process.communicate(timeout=60)
 
 
 async def test_serve_stops_the_runtime_on_sigterm_before_it_exits(

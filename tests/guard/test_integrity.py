@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from guard.audit import CommitEntry, TxnDetail, TxnRecord
 from guard.backends.sql import SqlBackend, SqlSession
 from guard.clock import FixedClock
-from guard.errors import InstanceInUse, RequestRejected
+from guard.errors import InstanceInUse, Refused
 from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
@@ -237,9 +237,7 @@ async def test_limits_refuse_clearly_change_nothing_and_leak_nothing(tmp_path: P
         for key in ("a-1", "a-2"):
             await manager.call(agent(key), *read)
         for _ in range(3):
-            with pytest.raises(
-                RequestRejected, match=r"agent 'agent-a' has 2 open transactions, the limit is 2"
-            ):
+            with pytest.raises(Refused, match=r"agent 'agent-a' has 2 open transactions, the limit is 2"):
                 await manager.call(agent("a-3"), *read)
         assert len(manager._opening) == 0, "a refused open leaves no lock behind"
         assert not (await manager.call(agent("b-1", "agent-b"), *read)).is_error

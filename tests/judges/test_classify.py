@@ -9,9 +9,13 @@ import asyncio
 import json
 import socket
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from email.utils import format_datetime
 
 import httpx2
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from mcp import Client
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -29,6 +33,7 @@ from judges import (
     retryable,
     tool_error_text,
 )
+from judges.classify import MAX_RETRY_AFTER_S, retry_after_seconds
 
 C = ErrorClass
 
@@ -97,9 +102,10 @@ class TestHttpx2:
             C.RATE_LIMITED, "HTTP 429", 7.0
         )
 
-    def test_an_http_date_retry_after_is_not_read(self) -> None:
+    def test_an_http_date_retry_after_is_read_against_the_callers_clock(self) -> None:
         error = self.fail_with(503, {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
-        assert classify(error) == Classification(C.TRANSIENT, "HTTP 503", None)
+        now = datetime(2015, 10, 21, 7, 27, 30, tzinfo=UTC)
+        assert classify(error, now=now) == Classification(C.TRANSIENT, "HTTP 503", 30.0)
 
     @pytest.mark.parametrize(
         ("status", "kind"), [(400, C.INVALID_ARGUMENTS), (404, C.NOT_FOUND), (409, C.PRECONDITION_FAILED)]
@@ -147,6 +153,67 @@ class TestHttpx2:
         ):
             client.get("http://upstream.test/")
         assert classify(caught.value).error_class is kind
+
+
+NOW = datetime(2015, 10, 21, 7, 27, 30, tzinfo=UTC)
+
+
+class TestRetryAfter:
+    """``Retry-After`` in both of RFC 9110's forms, read against the caller's clock and capped."""
+
+    @pytest.mark.parametrize(
+        "header",
+        [
+            "Wed, 21 Oct 2015 07:28:00 GMT",
+            "Wednesday, 21-Oct-15 07:28:00 GMT",
+            "Wed Oct 21 07:28:00 2015",
+            "  Wed, 21 Oct 2015 09:28:00 +0200  ",
+        ],
+    )
+    def test_an_http_date_is_the_time_from_now_until_then(self, header: str) -> None:
+        assert retry_after_seconds(header, now=NOW) == 30.0
+        assert classify_http_status(429, header, now=NOW) == Classification(C.RATE_LIMITED, "HTTP 429", 30.0)
+
+    def test_a_date_that_has_passed_means_now(self) -> None:
+        assert retry_after_seconds("Wed, 21 Oct 2015 07:00:00 GMT", now=NOW) == 0.0
+
+    def test_the_wall_clock_when_the_caller_gives_none(self) -> None:
+        assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT") == 0.0
+        assert retry_after_seconds("Fri, 31 Dec 9999 23:59:59 GMT") == MAX_RETRY_AFTER_S
+
+    def test_a_naive_clock_reads_as_utc(self) -> None:
+        assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=NOW.replace(tzinfo=None)) == 30.0
+        later = NOW.astimezone(timezone(timedelta(hours=-7)))
+        assert retry_after_seconds("Wed, 21 Oct 2015 07:28:00 GMT", now=later) == 30.0
+
+    def test_waits_are_capped(self) -> None:
+        waits = {"7": 7.0, " 1.5 ": 1.5, "0": 0.0, "86400": MAX_RETRY_AFTER_S}
+        waits["Thu, 22 Oct 2015 07:28:00 GMT"] = MAX_RETRY_AFTER_S
+        assert {header: retry_after_seconds(header, now=NOW) for header in waits} == waits
+        assert classify_http_status(429, "86400").retry_after == MAX_RETRY_AFTER_S
+
+    def test_unreadable_values_are_none(self) -> None:
+        unreadable = ["", "-1", "inf", "nan", "1e400", "soon", "Wed, 32 Oct 2015 07:28:00 GMT"]
+        assert [retry_after_seconds(header, now=NOW) for header in unreadable] == [None] * len(unreadable)
+        assert [classify_http_status(503, header).retry_after for header in unreadable] == [None] * len(
+            unreadable
+        )
+
+    @given(
+        st.datetimes(min_value=datetime(1990, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)),
+        st.integers(min_value=-7200, max_value=7200),
+    )
+    def test_an_http_date_is_read_to_the_second(self, now: datetime, offset: int) -> None:
+        when = now.replace(microsecond=0) + timedelta(seconds=offset)
+        expected = min(max(0.0, (when - now).total_seconds()), MAX_RETRY_AFTER_S)
+        assert retry_after_seconds(format_datetime(when, usegmt=True), now=now) == expected
+
+    @given(st.text(max_size=40))
+    @example("inf")
+    @example("Mon, 01 Jan 0001 00:00:00 -2359")
+    def test_any_text_is_a_bounded_wait_or_none(self, header: str) -> None:
+        seconds = retry_after_seconds(header, now=NOW)
+        assert seconds is None or 0.0 <= seconds <= MAX_RETRY_AFTER_S
 
 
 @pytest.fixture

@@ -113,48 +113,6 @@ async def test_an_empty_user_reply_is_a_user_simulator_error(tmp_path: Path) -> 
             await agent.run(TASK, arm.channel, random.Random(0))
 
 
-async def test_rate_limits_are_retried_after_the_servers_delay() -> None:
-    slept: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
-
-    script = [
-        FakeReply(status=429, headers={"Retry-After": "2"}),
-        FakeReply(status=503),
-        FakeReply("fine"),
-    ]
-    with FakeOpenAIServer(script) as server:
-        async with OpenAIChat(server.base_url, "m") as chat:
-            reply = await RetryingChat(chat, attempts=3, base_wait_s=0.5, sleep=sleep).complete(
-                [], max_tokens=10
-            )
-    assert reply.text == "fine"
-    assert slept == [2.0, 1.0]
-
-
-async def test_retries_are_bounded_and_classified() -> None:
-    slept: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
-
-    script = [FakeReply(status=429, headers={"Retry-After": "120"})] * 3 + [FakeReply(status=500)]
-    with FakeOpenAIServer(script) as server:
-        async with OpenAIChat(server.base_url, "m") as chat:
-            retrying = RetryingChat(chat, attempts=3, max_wait_s=5.0, sleep=sleep)
-            with pytest.raises(ModelError) as limited:
-                await retrying.complete([], max_tokens=10)
-            with pytest.raises(ModelError) as broken:
-                await retrying.complete([], max_tokens=10)
-        assert len(server.requests) == 4
-    assert limited.value.status_code == 429
-    assert broken.value.status_code == 500
-    assert slept == [5.0, 5.0]
-    with pytest.raises(ValueError, match="attempts"):
-        RetryingChat(ScriptedChat(), attempts=0)
-
-
 async def test_a_conversation_that_never_ends_stops_at_max_turns(tmp_path: Path) -> None:
     model = ScriptedChat(["Anything else?"] * 3)
     user = ScriptedChat(["Hm.", "Hm."])

@@ -9,9 +9,10 @@ import re
 import pytest
 from rich.console import Console
 
-from benchmark.metrics import Metrics, Prices, compute
+from benchmark.metrics import Estimate, Metrics, Prices, compute
 from benchmark.report import document, print_tables, render_html, render_json
-from benchmark.report.present import SIMULATED_NOTICE
+from benchmark.report.charts import curve_chart, domains_chart
+from benchmark.report.present import SIMULATED_NOTICE, Change, LiftMetric, change_of, move_change
 from tests.benchmark.report.builders import HAND, mixed, trials
 
 ESTIMATE = {"value", "low", "high"}
@@ -194,7 +195,98 @@ def test_one_arm_renders_everywhere() -> None:
     page = render_html(metrics)
     assert page.count("<svg ") == 3
     assert "lift · guarded − baseline" not in page
-    assert "<td>lift</td>" not in page
+    assert "<td>lift, guarded − baseline</td>" not in page
     assert "only the guarded arm is present: no lift" in page
     assert "only the guarded arm is present" in _text(metrics)
     assert json.loads(render_json(metrics))["lift"] is None
+
+
+def _lift(low: float, high: float) -> Estimate:
+    return Estimate(value=(low + high) / 2, low=low, high=high)
+
+
+@pytest.mark.parametrize(
+    ("metric", "low", "high", "change"),
+    [
+        ("pass_hat_k_unbiased", 0.1, 0.3, Change.GOOD),
+        ("pass_at_1", -0.3, -0.1, Change.BAD),
+        ("observed_all_k", 0.1, 0.3, Change.GOOD),
+        ("always", 0.1, 0.3, Change.GOOD),
+        ("sometimes", -0.3, -0.1, Change.GOOD),
+        ("sometimes", 0.1, 0.3, Change.BAD),
+        ("never", -0.3, -0.1, Change.GOOD),
+        ("never", 0.1, 0.3, Change.BAD),
+        ("never", -0.1, 0.1, Change.NEUTRAL),
+        ("pass_at_k", -0.1, 0.1, Change.NEUTRAL),
+    ],
+)
+def test_a_change_is_good_by_its_metric_not_by_its_sign(
+    metric: LiftMetric, low: float, high: float, change: Change
+) -> None:
+    assert change_of(metric, _lift(low, high)) is change
+
+
+def test_a_change_without_an_interval_is_neutral() -> None:
+    assert change_of("sometimes", Estimate(value=-0.5)) is Change.NEUTRAL
+
+
+def test_moves_up_towards_always_are_good() -> None:
+    assert move_change("sometimes", "always") is Change.GOOD
+    assert move_change("never", "sometimes") is Change.GOOD
+    assert move_change("sometimes", "never") is Change.BAD
+    assert move_change("always", "always") is Change.NEUTRAL
+
+
+FLAKY_FIXED = {f"t{i:02d}": {"baseline": "11100", "guarded": "11111"} for i in range(12)}
+
+
+def test_tables_colour_a_fall_in_sometimes_green() -> None:
+    out = io.StringIO()
+    print_tables(
+        compute(trials(FLAKY_FIXED), bootstrap=200), Console(file=out, width=160, color_system="standard")
+    )
+    lines = out.getvalue().splitlines()
+    green, red = "\x1b[32m", "\x1b[31m"
+
+    def row(name: str) -> str:
+        return next(line for line in lines if f"bin: {name}" in line)
+
+    assert green in row("sometimes")
+    assert red not in row("sometimes")
+    assert green in row("always")
+    assert green not in row("never")
+    assert red not in row("never")
+
+
+def test_html_colours_a_fall_in_sometimes_good() -> None:
+    page = render_html(compute(trials(FLAKY_FIXED), bootstrap=200))
+    row = re.search(r"<tr><td class=\"name\">bin: sometimes</td>.*?</tr>", page)
+    assert row is not None
+    assert '<span class="good" title="better">-100.0 pp (-12 tasks)' in row.group(0)
+    assert 'class="bad"' not in row.group(0)
+
+
+def test_identical_arms_are_drawn_apart_with_a_note() -> None:
+    same = {f"t{i}": {"baseline": p, "guarded": p} for i, p in enumerate(("11100", "11111", "10000"))}
+    chart = curve_chart(compute(trials(same), bootstrap=0).overall, 3)
+    assert "arms identical: lines drawn 5 px apart" in chart
+    solid = re.findall(
+        r'<polyline points="([^"]+)" fill="none" stroke="(#[0-9a-f]+)" stroke-width="2.5"', chart
+    )
+    (base, base_colour), (guarded, guarded_colour) = solid
+    assert base_colour != guarded_colour
+    assert base != guarded
+    shapes = set(re.findall(r"<(circle|rect) [^>]*><title>(baseline|guarded), pass\^1 unbiased", chart))
+    assert shapes == {("circle", "baseline"), ("rect", "guarded")}  # each arm its marker shape
+
+
+def test_different_arms_get_no_identical_note(metrics: Metrics) -> None:
+    assert "arms identical" not in render_html(metrics)
+
+
+def test_per_domain_bars_and_lift_rows_name_their_arm(metrics: Metrics) -> None:
+    chart = domains_chart(metrics)
+    for arm in ("baseline", "guarded"):
+        # one arm label per bar row: all tasks and each of the two domains
+        assert chart.count(f'font-weight="bold">{arm}</text>') == 3
+    assert render_html(metrics).count("<td>lift, guarded − baseline</td>") == 3
