@@ -39,9 +39,19 @@ def test_the_example_documents_every_key_with_its_default() -> None:
     example = ROOT / "deploy" / "guard.example.yaml"
     assert flatten(yaml.safe_load(example.read_text())) == keys(GuardSettings)
     loaded = load_settings(example)
-    assert loaded.judges.base_dir == example.parent.resolve()
+    here = example.parent.resolve()
+    assert loaded.judges.base_dir == here
+    assert (loaded.backend.url, loaded.audit.url) == (
+        f"sqlite:///{here / 'guard-demo.db'}",
+        f"sqlite:///{here / 'guard-audit.db'}",
+    ), "the file's relative database paths are beside it"
     defaults = GuardSettings()
-    assert loaded.model_copy(update={"judges": defaults.judges}) == defaults
+    beside = {
+        "judges": defaults.judges,
+        "backend": loaded.backend.model_copy(update={"url": defaults.backend.url}),
+        "audit": loaded.audit.model_copy(update={"url": defaults.audit.url}),
+    }
+    assert loaded.model_copy(update=beside) == defaults
 
 
 def test_environment_overrides_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
