@@ -1,26 +1,34 @@
 """The benchmark domains: our own implementation of each domain's tools over SQL tables.
 
-Every domain follows the same framework (:mod:`.base`): a
-:class:`~benchmark.domains.base.Domain` with its
-:class:`~benchmark.domains.base.TableDef` list, a
-:class:`~guard.tools.ToolRegistry` and its clocks. The Zendesk toolset is
-shared and configured per domain (:mod:`.zendesk`); policy search is shared
-too (:mod:`.knowledge`). :func:`get_domain` looks a domain up by its
-benchmark name.
+Every domain has the same shape (``README.md`` here says how to add one): its
+package declares it in one :class:`~benchmark.domains.declare.DomainSpec` —
+tables (:class:`~benchmark.domains.base.TableDef`, named by a
+:class:`~benchmark.domains.base.TableNaming`), Zendesk variant, systems,
+rules, judges, clock — and builds from it the
+:class:`~benchmark.domains.base.Domain` the harness uses, whose
+:class:`~guard.tools.ToolRegistry` is made from the listed systems. The
+Zendesk toolset is shared and configured per domain (:mod:`.zendesk`); policy
+search is shared too (:mod:`.knowledge`). :func:`get_domain` looks a domain
+up by its benchmark name in :data:`DOMAIN_MODULES`.
 """
 
 from __future__ import annotations
 
 import importlib
 
-from benchmark.domains.base import SEQ, Domain, TableDef, envelope_error_text, sql_table
+from benchmark.domains.base import SEQ, Domain, TableDef, TableNaming, envelope_error_text, sql_table
+from benchmark.domains.declare import DomainSpec, System, Tables
 from benchmark.errors import BenchmarkError
 
 __all__ = [
     "DOMAIN_MODULES",
     "SEQ",
     "Domain",
+    "DomainSpec",
+    "System",
     "TableDef",
+    "TableNaming",
+    "Tables",
     "domain_names",
     "envelope_error_text",
     "get_domain",
@@ -33,8 +41,9 @@ DOMAIN_MODULES: dict[str, str] = {
     "sandbox_neobank_support_v1": "benchmark.domains.neobank",
     "external_booking_v1": "benchmark.domains.booking",
     "sandbox_consulting": "benchmark.domains.consulting",
+    "tau_airline": "benchmark.domains.tau_airline",
 }
-"""Benchmark domain name → module that defines ``DOMAIN``."""
+"""Benchmark domain name → the module that declares it and defines ``DOMAIN`` (built from its ``SPEC``)."""
 
 
 def domain_names() -> list[str]:

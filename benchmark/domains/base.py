@@ -14,9 +14,14 @@ A table may declare secondary indexes (``indexes``) for the equality reads
 the commit gate's judges make; they change how rows are found, never what
 is stored or hashed.
 
+A domain names its tables and seed files after one pattern, the reference's
+folder layout: a :class:`TableNaming` makes its :class:`TableDef` from the
+system (the toolset's folder) and the stem (the seed file's name).
+
 A :class:`Domain` is the unit the rest of the harness works with: its tables
 in creation order, its :class:`~guard.tools.ToolRegistry`, the scenario clock
-and the name of its knowledge-base search tool.
+and the name of its knowledge-base search tool. It is built from the domain's
+declaration (:class:`benchmark.domains.declare.DomainSpec`).
 """
 
 from __future__ import annotations
@@ -40,7 +45,19 @@ from guard.tools import ToolRegistry
 from judges.canonical import TableSpec
 from judges.verdict import Judge
 
-__all__ = ["SEQ", "Domain", "TableDef", "add_indexes", "envelope_error_text", "sql_table"]
+__all__ = [
+    "SEQ",
+    "DataSet",
+    "Domain",
+    "TableDef",
+    "TableNaming",
+    "add_indexes",
+    "envelope_error_text",
+    "sql_table",
+]
+
+DataSet = typing.Literal["thinkingbox", "tau-bench-airline"]
+"""Where a domain's seeds and tasks come from: a ThinkingBox checkout, or tau-bench's airline folder."""
 
 SEQ = "_seq"
 """The hidden column holding a row's position in the reference's list order."""
@@ -51,8 +68,9 @@ class TableDef:
     """One table of a domain.
 
     ``seed`` is the seed file's path relative to the checkout's seed folder
-    (:func:`benchmark.world.seed_dir`; ``None`` for tables that start empty
-    and are not in the reference's state). ``hashed`` is false for tables that are ours alone,
+    (:func:`benchmark.world.seed_dir`), or absolute for a domain that ships
+    its seeds (``None`` for tables that start empty and are not in the
+    reference's state). ``hashed`` is false for tables that are ours alone,
     such as the knowledge-base documents, and are never dumped.
     ``indexes`` are the column lists of secondary indexes (non-unique, in
     column order), declared for the judges' lookups by equality.
@@ -77,6 +95,48 @@ class TableDef:
 
     def key_of(self, row: Mapping[str, Any]) -> tuple[Any, ...]:
         return tuple(row[c] for c in self.key)
+
+
+@dataclass(frozen=True, slots=True)
+class TableNaming:
+    """How a domain names its tables after the reference's layout, and where their seed files are.
+
+    ``seeds`` is the domain's folder under the seed root; a table of
+    ``system`` whose seed file is ``<stem>.json`` has its seed at
+    ``<seeds>/<system>/initial_data/<stem>.json``, the benchmark name
+    ``benchmark.format(system=…, stem=…)`` and our name ``name.format(…)``
+    (unless the call gives one)::
+
+        table = TableNaming("sandbox_auto_insurance")
+        table("policy", "vehicles", m.Vehicle)
+        # name "vehicles", benchmark name "policy_vehicles",
+        # seed "sandbox_auto_insurance/policy/initial_data/vehicles.json"
+    """
+
+    seeds: str
+    benchmark: str = "{system}_{stem}"
+    name: str = "{stem}"
+
+    def __call__(
+        self,
+        system: str,
+        stem: str,
+        model: type[BaseModel],
+        *,
+        name: str | None = None,
+        key: tuple[str, ...] = ("id",),
+        unstable: frozenset[str] = frozenset(),
+        indexes: tuple[tuple[str, ...], ...] = (),
+    ) -> TableDef:
+        return TableDef(
+            name=name or self.name.format(system=system, stem=stem),
+            benchmark_name=self.benchmark.format(system=system, stem=stem),
+            model=model,
+            key=key,
+            unstable=unstable,
+            seed=f"{self.seeds}/{system}/initial_data/{stem}.json",
+            indexes=indexes,
+        )
 
 
 def _column_type(annotation: Any) -> tuple[Any, bool]:
@@ -154,10 +214,12 @@ class Domain:
     metadata: MetaData
     sql: Mapping[str, Table]
     scenario_now: datetime
-    search_tool: str
+    search_tool: str | None
     documents: Table
     judges: tuple[Judge, ...] = ()
     """What the guard checks at commit for this domain, as production would (never golden data)."""
+    dataset: DataSet = "thinkingbox"
+    """Where its seeds and tasks come from; a relative ``seed`` is under that data set's seed folder."""
 
     @property
     def hashed_tables(self) -> tuple[TableDef, ...]:

@@ -14,23 +14,52 @@ by ``default_task``, or, without one, the domain's first task with an empty
 patch (the seed rows only); ``patch=`` replaces the task's patch and other
 options go to :func:`~benchmark.world.open_world` (``with_scenario`` makes
 the domain's scenario, whose policy sources the search tool reads, the default).
+
+:func:`replay_guarded_fixture` makes the fixture that replays a task's golden
+trajectory, edited, through the guarded arm of any domain; a module binds it::
+
+    replay_guarded = replay_guarded_fixture()
+
+    async def test_it(replay_guarded: ReplayGuarded) -> None:
+        result = await replay_guarded(arm, "test_bil_001", edit)
+
+``arm`` names the domain and how its gate is built (:class:`GuardedArm`);
+the result's verdicts hold every commit attempt and its findings. Each
+domain's gate is built at its first replay and closed with the fixture.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import pytest
 
 from benchmark.dataset import Scenario, Task, load_scenario, load_task, load_tasks
 from benchmark.domains import Domain, get_domain
+from benchmark.results import TrialResult
+from benchmark.run import TrialContext
+from benchmark.run.setup import guard_settings
 from benchmark.world import World, open_world
+from guard.gate import CommitGate
+from guard.runtime import configured_judges
+from guard.settings import GuardSettings
+from tests.benchmark.regrade import Calls, Edit, guarded_context, play_guarded
 
-__all__ = ["DomainFixtures", "OpenWorld", "domain_fixtures", "task_fixture", "world_fixture"]
+__all__ = [
+    "DomainFixtures",
+    "GuardedArm",
+    "OpenWorld",
+    "ReplayGuarded",
+    "domain_fixtures",
+    "replay_guarded_fixture",
+    "task_fixture",
+    "world_fixture",
+]
 
 OpenWorld = Callable[..., AbstractAsyncContextManager[World]]
 Patch = dict[str, list[dict[str, Any]]]
@@ -114,3 +143,73 @@ def world_fixture(name: str, make_world: str, *, patch: Patch | None = None, doc
 
     fixture.__doc__ = doc or None
     return pytest.fixture(name=name)(fixture)
+
+
+class GuardedArm(Protocol):
+    """A domain's guarded arm: ``bench`` builds the gate and trials as ``guard bench`` does (its judge chain
+    before the domain's judges); a judge has ``judge_timeout_s``."""
+
+    @property
+    def domain(self) -> str: ...
+
+    @property
+    def bench(self) -> bool: ...
+
+    @property
+    def judge_timeout_s(self) -> float: ...
+
+
+ReplayGuarded = Callable[[GuardedArm, str, Edit | None], Awaitable[TrialResult]]
+"""``(arm, test, edit)``: the trial of the domain's task ``test``'s golden calls, changed by ``edit``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Opened:
+    domain: Domain
+    context: TrialContext
+    tasks: dict[str, Task]
+
+
+class _GuardedArms:
+    """Each domain's guarded arm, opened at its first replay: domain, gate, trial context and tasks."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self._data_dir = data_dir
+        self._opened: dict[tuple[str, bool, float], _Opened] = {}
+        self._gates: list[CommitGate] = []
+
+    def _open(self, arm: GuardedArm) -> _Opened:
+        key = (arm.domain, arm.bench, arm.judge_timeout_s)
+        if key not in self._opened:
+            domain = get_domain(arm.domain)
+            settings = guard_settings(None) if arm.bench else GuardSettings()
+            gate = CommitGate(configured_judges(settings, domain.judges), judge_timeout_s=arm.judge_timeout_s)
+            self._gates.append(gate)
+            tasks = {task.test: task for task in load_tasks(self._data_dir, domain=arm.domain).tasks}
+            context = guarded_context(self._data_dir, arm.domain, gate, bench=arm.bench)
+            self._opened[key] = _Opened(domain, context, tasks)
+        return self._opened[key]
+
+    async def replay(self, arm: GuardedArm, test: str, edit: Edit | None) -> TrialResult:
+        opened = self._open(arm)
+        task = opened.tasks[test]
+        calls: Calls = [(call.tool, copy.deepcopy(dict(call.arguments))) for call in task.golden]
+        if edit is not None:
+            calls = edit(calls)
+        return await play_guarded(task, calls, opened.domain, opened.context, f"edited:{test}")
+
+    def close(self) -> None:
+        for gate in self._gates:
+            gate.close()
+
+
+def replay_guarded_fixture(name: str = "replay_guarded") -> Any:
+    """A module fixture ``name``: a :data:`ReplayGuarded` over the guarded arm of any domain."""
+
+    @pytest.fixture(scope="module", name=name)
+    def fixture(data_dir: Path) -> Iterator[ReplayGuarded]:
+        arms = _GuardedArms(data_dir)
+        yield arms.replay
+        arms.close()
+
+    return fixture

@@ -9,7 +9,8 @@ some fields of a Zendesk ``item`` (:data:`GONE` removes one), :func:`drop`
 removes a call, :func:`add` inserts one, :func:`repeat` plays one twice,
 :func:`replace` plays another call in its place, :func:`stop_before` ends
 the trajectory before it, :func:`swap` exchanges two and :func:`chain`
-applies several in turn.
+applies several in turn. A :class:`Wrong` is one such edit of a task's golden
+trajectory, with what the gate must say about it.
 
 :func:`regrade` replays the edited golden trajectory on a fresh world and
 grades its final state against the golden one. :func:`guarded_fixtures`
@@ -19,14 +20,14 @@ replays a task's golden trajectory, edited, through the guarded arm and
 returns the trial's result, whose verdicts hold every commit attempt and
 its findings::
 
-    retail, gate, trial_context, guarded = guarded_fixtures(RETAIL, "retail", task_id)
+    retail, gate, trial_context = guarded_fixtures(RETAIL, "retail", task_id)
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Coroutine, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -34,7 +35,7 @@ import pytest
 
 from benchmark.agents import ReplayAgent
 from benchmark.agents.replay import Script
-from benchmark.dataset import Task, TrajectoryCall, load_scenario, load_task
+from benchmark.dataset import Task, TrajectoryCall, load_scenario
 from benchmark.domains import Domain, get_domain
 from benchmark.results import TrialResult
 from benchmark.run import TrialContext, run_trial
@@ -48,7 +49,6 @@ __all__ = [
     "GONE",
     "Calls",
     "Edit",
-    "Guarded",
     "GuardedFixtures",
     "add",
     "chain",
@@ -58,6 +58,7 @@ __all__ = [
     "gate_fixture",
     "guarded_context",
     "guarded_fixtures",
+    "play_guarded",
     "regrade",
     "repeat",
     "replace",
@@ -67,7 +68,6 @@ __all__ = [
 
 Calls = list[tuple[str, dict[str, Any]]]
 Edit = Callable[[Calls], Calls]
-Guarded = Callable[[str, Edit | None], Coroutine[Any, Any, TrialResult]]
 At = int | str
 """A call's position, or the name of its tool (then ``nth`` says which of its calls)."""
 
@@ -198,6 +198,15 @@ async def regrade(task: Task, edit: Edit, *, data_dir: Path, domain: Domain, str
     return result
 
 
+async def play_guarded(
+    task: Task, calls: Calls, domain: Domain, context: TrialContext, script: str
+) -> TrialResult:
+    """Replay ``calls`` as the agent of one trial of ``task`` in the guarded arm of ``context``."""
+    played = Script(script, tuple(TrajectoryCall(tool, args) for tool, args in calls))
+    replayed = dataclasses.replace(context, agent=ReplayAgent({task.id: [played]}))
+    return await run_trial(task, domain, "guarded", 0, 0, replayed, {})
+
+
 def _settings(bench: bool) -> GuardSettings:
     """The bench's settings (its judge chain, as ``guard bench`` runs), or the defaults."""
     return guard_settings(None) if bench else GuardSettings()
@@ -240,18 +249,14 @@ class GuardedFixtures(NamedTuple):
     domain: Any
     gate: Any
     trial_context: Any
-    guarded: Any
 
 
 def guarded_fixtures(
     domain: str, name: str, task_id: Callable[[str], str], *, bench: bool = False
 ) -> GuardedFixtures:
-    """The fixtures ``name`` (the domain), ``gate``, ``trial_context`` and ``guarded``.
-
-    ``guarded(test, edit)`` replays the golden trajectory of the task
-    ``task_id(test)``, changed by ``edit``, through the guarded arm; ``bench``
-    gives the gate and the trials the settings ``guard bench`` uses.
-    """
+    """The fixtures ``name`` (the domain), ``gate`` and ``trial_context``; ``bench`` gives the gate
+    and the trials the settings ``guard bench`` uses. :mod:`tests.benchmark.domain_fixtures` replays
+    edited trajectories through them."""
 
     @pytest.fixture(scope="module", name=name)
     def domain_fixture() -> Domain:
@@ -261,27 +266,8 @@ def guarded_fixtures(
     def trial_context_fixture(data_dir: Path, gate: CommitGate) -> TrialContext:
         return guarded_context(data_dir, domain, gate, bench=bench)
 
-    @pytest.fixture(name="guarded")
-    def guarded_fixture(
-        data_dir: Path, trial_context: TrialContext, request: pytest.FixtureRequest
-    ) -> Guarded:
-        """Replay a task's golden trajectory, changed by ``edit``, through the guarded arm."""
-        played: Domain = request.getfixturevalue(name)
-
-        async def play(test: str, edit: Edit | None) -> TrialResult:
-            task: Task = load_task(data_dir, task_id(test))
-            calls: Calls = [(c.tool, dict(c.arguments)) for c in task.golden]
-            if edit is not None:
-                calls = edit(calls)
-            script = Script(f"edited:{test}", tuple(TrajectoryCall(tool, args) for tool, args in calls))
-            context = dataclasses.replace(trial_context, agent=ReplayAgent({task.id: [script]}))
-            return await run_trial(task, played, "guarded", 0, 0, context, {})
-
-        return play
-
     return GuardedFixtures(
         domain_fixture,
         gate_fixture("gate", name, bench=bench, judge_timeout_s=5.0),
         trial_context_fixture,
-        guarded_fixture,
     )

@@ -6,22 +6,16 @@ In the benchmark that time is the guard's clock, frozen at the scenario's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from benchmark.domains import auto_insurance, booking, consulting, get_domain, neobank, retail
+from benchmark.domains.declare import DomainSpec
+from judges import CommitContext, JudgeChain
 
-from benchmark.domains import get_domain
-from benchmark.domains.auto_insurance.judges import auto_insurance_judges
-from benchmark.domains.booking.judges import booking_judges
-from benchmark.domains.consulting.judges import consulting_judges
-from benchmark.domains.neobank.judges import neobank_judges
-from benchmark.domains.retail.judges import retail_judges
-from judges import CommitContext, Judge, JudgeChain
-
-FACTORIES: dict[str, Callable[[], tuple[Judge, ...]]] = {
-    "sandbox_external_retail": retail_judges,
-    "external_booking_v1": booking_judges,
-    "sandbox_neobank_support_v1": neobank_judges,
-    "sandbox_auto_insurance": auto_insurance_judges,
-    "sandbox_consulting": consulting_judges,
+SPECS: dict[str, DomainSpec] = {
+    "sandbox_external_retail": retail.SPEC,
+    "external_booking_v1": booking.SPEC,
+    "sandbox_neobank_support_v1": neobank.SPEC,
+    "sandbox_auto_insurance": auto_insurance.SPEC,
+    "sandbox_consulting": consulting.SPEC,
 }
 NO_TIME = "CommitTimeUnknown: the commit time is not known (the gate was given no clock)"
 
@@ -30,9 +24,9 @@ def test_the_judges_that_need_the_commit_time_block_without_one_and_read_it_from
     """Requirement G5: a domain judge that needs the commit time and is given none blocks, naming
     it; given one, none of them blocks for want of it."""
     blocked: dict[str, list[str]] = {}
-    for name, factory in FACTORIES.items():
+    for name, spec in SPECS.items():
         domain = get_domain(name)
-        chain = JudgeChain(factory())
+        chain = JudgeChain((spec.rule_pack(), *spec.judges()))
         assert [judge.name for judge in chain.judges] == [judge.name for judge in domain.judges]
         timeless = chain(CommitContext("t", ())).findings
         blocked[name] = [f.judge for f in timeless if f.message == f"judge {f.judge} failed: {NO_TIME}"]

@@ -17,11 +17,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
 from benchmark.domains.auto_insurance.common import reference_errors
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class AccountArgs(BaseModel):
@@ -73,7 +75,7 @@ async def _change(ctx: ToolContext, account: dict[str, Any], changes: dict[str, 
     await store.update_row(ctx.conn, sql["billing_accounts"], {"id": account["id"]}, changes)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def billing_get_account_details(ctx: ToolContext, args: AccountArgs) -> AccountDetailsOut:
     """A policy's billing account: status, monthly and past-due amounts (cents), due date, arrangement."""
     with reference_errors():
@@ -84,7 +86,7 @@ async def billing_get_account_details(ctx: ToolContext, args: AccountArgs) -> Ac
         return AccountDetailsOut(billing_account_id=account["id"], **fields)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def billing_get_arrangement_history(ctx: ToolContext, args: AccountArgs) -> ArrangementHistoryOut:
     """How many payment arrangements the account was granted in the last 12 months."""
     with reference_errors():
@@ -100,7 +102,7 @@ async def _arrange(ctx: ToolContext, policy_id: str, changes: dict[str, Any]) ->
     return ArrangementOut(billing_account_id=account["id"], arrangements_12_months=count)
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def billing_grant_extension(ctx: ToolContext, args: ExtensionArgs) -> ArrangementOut:
     """Move the payment due date (an extension arrangement); counts one more arrangement."""
     with reference_errors():
@@ -117,7 +119,7 @@ async def billing_grant_extension(ctx: ToolContext, args: ExtensionArgs) -> Arra
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def billing_create_installment_plan(ctx: ToolContext, args: InstallmentPlanArgs) -> ArrangementOut:
     """Split the past-due balance into installments (an installment plan); counts one more arrangement."""
     with reference_errors():
@@ -132,7 +134,7 @@ async def billing_create_installment_plan(ctx: ToolContext, args: InstallmentPla
         )
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def billing_reset_account_status(ctx: ToolContext, args: AccountArgs) -> ResetOut:
     """Set the account back to Current after payment: no past-due amount, no arrangement or installments."""
     with reference_errors():

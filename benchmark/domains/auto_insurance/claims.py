@@ -19,11 +19,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
 from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _OPEN = "Open"
 _POLICY_ID = "The policy's id, e.g. POL-0012345678"
@@ -125,7 +127,7 @@ async def _policy(ctx: ToolContext, policy_id: str) -> None:
         raise NotFound(f"Policy '{policy_id}' not found.")
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def claims_create_fnol(ctx: ToolContext, args: FnolArgs) -> FnolOut:
     """Open a claim from a first notice of loss; reporting the same loss again returns the same claim."""
     with reference_errors():
@@ -158,7 +160,7 @@ async def claims_create_fnol(ctx: ToolContext, args: FnolArgs) -> FnolOut:
         return FnolOut(claim_id=claim["id"], claim_stage=claim["claim_stage"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def claims_check_open_major_claims(ctx: ToolContext, args: MajorClaimsArgs) -> MajorClaimsOut:
     """Whether the policy has open claims of Major severity, and how many."""
     with reference_errors():
@@ -168,7 +170,7 @@ async def claims_check_open_major_claims(ctx: ToolContext, args: MajorClaimsArgs
         return MajorClaimsOut(has_major_claim=count > 0, major_claim_count=count)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def claims_get_policy_claims(ctx: ToolContext, args: PolicyClaimsArgs) -> PolicyClaimsOut:
     """A policy's claims (optionally only those created in the last ``months_back`` months)."""
     with reference_errors():
@@ -200,14 +202,14 @@ async def _claims_of(
     return ClaimsOut(claims=items, has_open_claims=any(_is_open(c) for c in claims))
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def claims_get_vehicle_claims(ctx: ToolContext, args: VehicleClaimsArgs) -> ClaimsOut:
     """The claims of a vehicle (optionally only open ones), and whether any is open."""
     with reference_errors():
         return await _claims_of(ctx, "Vehicle", "vehicles", "vehicle_id", args.vehicle_id, args.open_only)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def claims_get_driver_claims(ctx: ToolContext, args: DriverClaimsArgs) -> ClaimsOut:
     """The claims in which a driver was at the wheel (optionally only open ones), and whether any is open."""
     with reference_errors():

@@ -12,11 +12,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.auto_insurance.common import reference_errors
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _CUSTOMER_ID = "The customer's id, e.g. CUS-00012345"
 
@@ -68,7 +70,7 @@ class VerifyOut(BaseModel):
 _NEITHER = "Must provide either ssn_last_4 or security_answer for verification"
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_get_customer_by_email(ctx: ToolContext, args: EmailArgs) -> CustomerRefOut:
     """Find a customer by email address (any case): their id and name. Start here, then get the profile."""
     with reference_errors():
@@ -83,7 +85,7 @@ async def crm_get_customer_by_email(ctx: ToolContext, args: EmailArgs) -> Custom
         raise NotFound(f"No customer found with email '{args.email}'")
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_get_customer_profile(ctx: ToolContext, args: ProfileArgs) -> CustomerProfile:
     """A customer's profile: contact, birth date, tier, fraud flag, security question (never the answer)."""
     with reference_errors():
@@ -104,7 +106,7 @@ async def crm_get_customer_profile(ctx: ToolContext, args: ProfileArgs) -> Custo
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_verify_identity(ctx: ToolContext, args: VerifyArgs) -> VerifyOut:
     """Check a customer's identity by SSN last four digits or, failing those, the security answer."""
     with reference_errors():

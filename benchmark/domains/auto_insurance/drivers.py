@@ -18,11 +18,13 @@ from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
 from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
 from benchmark.domains.auto_insurance.policy import find_policy, policy_rows
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _POLICY_ID = "The policy's id, e.g. POL-0012345678"
 _ACTIVE = (m.DriverStatus.RATED.value, m.DriverStatus.EXCLUDED.value)
@@ -87,7 +89,7 @@ class DriverStatusOut(BaseModel):
     status: str
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def policy_get_policy_drivers(ctx: ToolContext, args: PolicyDriversArgs) -> PolicyDriversOut:
     """The drivers on a policy with their status and role (named insured, co-insured or listed driver)."""
     with reference_errors():
@@ -96,7 +98,7 @@ async def policy_get_policy_drivers(ctx: ToolContext, args: PolicyDriversArgs) -
         return PolicyDriversOut(drivers=infos, driver_count=len(infos))
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_add_driver(ctx: ToolContext, args: AddDriverArgs) -> AddDriverOut:
     """Add a driver to a policy, rated or excluded as the state's rules and the driver's risk require."""
     with reference_errors():
@@ -130,7 +132,7 @@ async def policy_add_driver(ctx: ToolContext, args: AddDriverArgs) -> AddDriverO
         return AddDriverOut(driver_id=driver["id"], status=driver["status"])
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_update_driver_status(ctx: ToolContext, args: DriverStatusArgs) -> DriverStatusOut:
     """Change a driver's status (remove a driver, or switch between rated and excluded)."""
     with reference_errors():

@@ -11,11 +11,12 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from benchmark.domains.auto_insurance.common import reference_errors
-from benchmark.domains.auto_insurance.schema import registry
 from guard.errors import InvalidArguments
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _YEARS = dict(zip("ABCDEFGHJKLMNPR", range(2010, 2025), strict=True))
 _MAKES = {
@@ -38,7 +39,7 @@ class VinDecodeResult(BaseModel):
     model: str | None = None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def lookup_validate_vin(ctx: ToolContext, args: VinArgs) -> VinDecodeResult:
     """Check a VIN's format and decode what the mock decoder knows: model year, make and model."""
     with reference_errors():

@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
 from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _POLICY_ID = "The policy's id, e.g. POL-0012345678"
 _PORTAL = "https://portal.horizonshield.com/docs/secure/"
@@ -118,7 +120,7 @@ class DocumentLinkOut(BaseModel):
     expires_at: str
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def policy_get_policy_details(ctx: ToolContext, args: PolicyDetailsArgs) -> PolicyDetailsOut:
     """The policy record: status, state, term dates, cancellation, insured parties, lapse flag.
 
@@ -130,7 +132,7 @@ async def policy_get_policy_details(ctx: ToolContext, args: PolicyDetailsArgs) -
         return PolicyDetailsOut(policy_id=policy["id"], **fields)
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_schedule_cancellation(ctx: ToolContext, args: ScheduleCancellationArgs) -> PolicyStatusOut:
     """Put a policy in Pending Cancellation with the given effective date and reason."""
     with reference_errors():
@@ -149,7 +151,7 @@ async def policy_schedule_cancellation(ctx: ToolContext, args: ScheduleCancellat
         return PolicyStatusOut(policy_id=policy["id"], status=status)
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_reinstate_policy(ctx: ToolContext, args: ReinstateArgs) -> ReinstateOut:
     """Return a cancelled policy to Active, clearing the cancellation and recording any lapse window."""
     with reference_errors():
@@ -166,7 +168,7 @@ async def policy_reinstate_policy(ctx: ToolContext, args: ReinstateArgs) -> Rein
         return ReinstateOut(policy_id=policy["id"], status=changes["status"], lapse_flag=args.lapse_flag)
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_generate_document_link(ctx: ToolContext, args: DocumentLinkArgs) -> DocumentLinkOut:
     """A temporary secure link to a policy document (proof of insurance, declarations page, ID card).
 

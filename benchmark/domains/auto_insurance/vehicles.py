@@ -17,11 +17,13 @@ from benchmark.domains import store
 from benchmark.domains.auto_insurance import models as m
 from benchmark.domains.auto_insurance.common import content_id, create_once, reference_errors
 from benchmark.domains.auto_insurance.policy import find_policy, policy_rows
-from benchmark.domains.auto_insurance.schema import registry, sql
+from benchmark.domains.auto_insurance.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _POLICY_ID = "The policy's id, e.g. POL-0012345678"
 _VEHICLE_ID = "The vehicle's id, e.g. VEH-00012345"
@@ -109,7 +111,7 @@ class VehicleStatusOut(BaseModel):
     status: str
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def policy_get_policy_vehicles(ctx: ToolContext, args: PolicyVehiclesArgs) -> PolicyVehiclesOut:
     """The vehicles on a policy, current and removed (or only active ones): VIN, year, make, model, status."""
     with reference_errors():
@@ -119,7 +121,7 @@ async def policy_get_policy_vehicles(ctx: ToolContext, args: PolicyVehiclesArgs)
         return PolicyVehiclesOut(vehicles=infos, vehicle_count=len(infos))
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def policy_get_vehicle_details(ctx: ToolContext, args: VehicleDetailsArgs) -> VehicleDetailsOut:
     """One vehicle with its coverage flags (collision, comprehensive, rental) and underwriting status."""
     with reference_errors():
@@ -128,7 +130,7 @@ async def policy_get_vehicle_details(ctx: ToolContext, args: VehicleDetailsArgs)
         return VehicleDetailsOut(vehicle_id=vehicle["id"], **fields)
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_add_vehicle(ctx: ToolContext, args: AddVehicleArgs) -> AddVehicleOut:
     """Add a vehicle to a policy with the default coverages (collision and comprehensive, no rental)."""
     with reference_errors():
@@ -157,7 +159,7 @@ async def policy_add_vehicle(ctx: ToolContext, args: AddVehicleArgs) -> AddVehic
         return AddVehicleOut(vehicle_id=vehicle["id"])
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def policy_update_vehicle_status(ctx: ToolContext, args: VehicleStatusArgs) -> VehicleStatusOut:
     """Change a vehicle's status; Removed also records the removal date."""
     with reference_errors():

@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.common import money, parse_iso, reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 _CHECK_IN = Field(description="Check-in, ISO 8601, e.g. 2025-12-15T15:00:00Z")
@@ -88,7 +90,7 @@ def _night(row: dict[str, Any]) -> date:
     return parse_iso(row["date"]).date()
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def booking_api_check_hotel_availability(ctx: ToolContext, args: AvailabilityArgs) -> AvailabilityOut:
     """Rooms left (the fewest over the stay's nights), the nightly rate, and which boards have rooms."""
     with reference_errors():
@@ -116,7 +118,7 @@ async def booking_api_check_hotel_availability(ctx: ToolContext, args: Availabil
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def booking_api_search_hotels_by_location(ctx: ToolContext, args: SearchArgs) -> SearchOut:
     """Hotels in a location with rooms of the given type and board on every night of the stay."""
     with reference_errors():

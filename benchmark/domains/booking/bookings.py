@@ -22,11 +22,13 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.common import MODIFIED_AT, money, parse_iso, reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__ = ["find_booking", "save_booking", "stay_value"]
+__all__ = ["find_booking", "save_booking", "stay_value", "tools"]
+
+tools = ToolRegistry(__name__)
 
 BookingReference = Annotated[str, Field(description="Booking reference, e.g. BKG-00012345")]
 
@@ -103,7 +105,7 @@ async def stay_value(conn: AsyncConnection, booking: dict[str, Any]) -> Decimal 
     return money(total) if nights else None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def booking_api_get_booking(ctx: ToolContext, args: GetBookingArgs) -> GetBookingOut:
     """A booking with all its fields: dates, hotel, room and board, guests, status, value, history."""
     with reference_errors():
@@ -120,7 +122,7 @@ async def booking_api_get_booking(ctx: ToolContext, args: GetBookingArgs) -> Get
         return GetBookingOut(booking_data=booking)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def booking_api_get_booking_history(ctx: ToolContext, args: BookingHistoryArgs) -> BookingHistoryOut:
     """Every booking of a customer, newest first (by creation time)."""
     with reference_errors():
@@ -128,7 +130,7 @@ async def booking_api_get_booking_history(ctx: ToolContext, args: BookingHistory
         return BookingHistoryOut(bookings=sorted(bookings, key=lambda b: b["created_at"], reverse=True))
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def booking_api_modify_booking(
     ctx: ToolContext,
     booking_reference: BookingReference,

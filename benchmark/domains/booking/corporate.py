@@ -18,11 +18,13 @@ from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.bookings import find_booking
 from benchmark.domains.booking.common import reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 AccountId = Annotated[str, Field(description="Corporate account id, e.g. CRP-00012345")]
 
@@ -65,7 +67,7 @@ async def _account(ctx: ToolContext, account_id: str) -> dict[str, Any]:
     return account
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def corporate_api_get_account_details(ctx: ToolContext, args: AccountArgs) -> AccountOut:
     """A corporate account: company, tier, status, contact, booking and credit limits, payment terms."""
     with reference_errors():
@@ -74,7 +76,7 @@ async def corporate_api_get_account_details(ctx: ToolContext, args: AccountArgs)
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def corporate_api_verify_account_status(ctx: ToolContext, args: AccountArgs) -> AccountStatusOut:
     """Whether a corporate account is active, its expiry, and how many more confirmed bookings it allows."""
     with reference_errors():
@@ -92,7 +94,7 @@ async def corporate_api_verify_account_status(ctx: ToolContext, args: AccountArg
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def corporate_api_get_corporate_booking_history(
     ctx: ToolContext, args: AccountArgs
 ) -> CorporateHistoryOut:
@@ -106,7 +108,7 @@ async def corporate_api_get_corporate_booking_history(
         return CorporateHistoryOut(corporate_bookings=[m.Booking.model_validate(b) for b in ordered])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def corporate_api_generate_corporate_invoice(
     ctx: ToolContext, args: InvoiceArgs
 ) -> CorporateInvoiceOut:

@@ -17,11 +17,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.common import CRM_UPDATED_AT, reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 CustomerId = Annotated[str, Field(description="Customer id, e.g. CUS-00012345")]
 
@@ -63,7 +65,7 @@ async def _profile(ctx: ToolContext, customer_id: str) -> dict[str, Any]:
     return profile
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_api_get_customer_profile(ctx: ToolContext, args: ProfileArgs) -> ProfileOut:
     """A customer's full profile: contact, VIP tier, loyalty, lifetime value, bookings, complaints, notes."""
     with reference_errors():
@@ -80,7 +82,7 @@ async def crm_api_get_customer_profile(ctx: ToolContext, args: ProfileArgs) -> P
         return ProfileOut(customer_data=m.CustomerProfile.model_validate(found))
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_api_check_vip_status(ctx: ToolContext, args: CustomerArgs) -> VipOut:
     """A customer's VIP tier (standard, vip, platinum) and loyalty status."""
     with reference_errors():
@@ -88,7 +90,7 @@ async def crm_api_check_vip_status(ctx: ToolContext, args: CustomerArgs) -> VipO
         return VipOut(vip_tier=profile["vip_tier"], loyalty_program_status=profile["loyalty_program_status"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def crm_api_get_customer_preferences(ctx: ToolContext, args: CustomerArgs) -> PreferencesOut:
     """A customer's preferences and service notes."""
     with reference_errors():
@@ -96,7 +98,7 @@ async def crm_api_get_customer_preferences(ctx: ToolContext, args: CustomerArgs)
         return PreferencesOut(preferences=profile["preferences"], special_notes=profile["special_notes"])
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def crm_api_update_customer_info(
     ctx: ToolContext,
     customer_id: CustomerId,

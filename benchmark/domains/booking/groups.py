@@ -22,11 +22,13 @@ from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.bookings import find_booking, save_booking, stay_value
 from benchmark.domains.booking.common import MODIFIED_AT, money, reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _DATES = ("check_in_date", "check_out_date")
 
@@ -58,7 +60,7 @@ async def _save_group(ctx: ToolContext, group: dict[str, Any]) -> dict[str, Any]
     return row
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def booking_api_get_group_booking(ctx: ToolContext, args: GroupBookingArgs) -> GroupBookingOut:
     """A group booking: coordinator, room count, dates, hotel and the references of its bookings."""
     with reference_errors():
@@ -102,7 +104,7 @@ async def _cascade(
     return difference
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def booking_api_modify_group_booking(
     ctx: ToolContext,
     group_booking_id: Annotated[str, Field(description="Group booking id, e.g. GRP-00012345")],

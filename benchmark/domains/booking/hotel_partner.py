@@ -19,12 +19,14 @@ from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.bookings import find_booking
 from benchmark.domains.booking.common import ESCALATED_AT, reference_errors, row_of
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from benchmark.domains.zendesk import models as zd
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 HotelId = Annotated[str, Field(description="Hotel id, e.g. HTL-00012345")]
 
@@ -86,7 +88,7 @@ async def _hotel(ctx: ToolContext, hotel_id: str) -> dict[str, Any] | None:
     return await store.first_row(ctx.conn, sql["hotels"], hotel_id=hotel_id)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def hotel_partner_api_get_hotel_info(ctx: ToolContext, args: HotelArgs) -> HotelInfoOut:
     """A partner hotel: name, location, partner tier (which sets its policies), contacts, amenities."""
     with reference_errors():
@@ -96,7 +98,7 @@ async def hotel_partner_api_get_hotel_info(ctx: ToolContext, args: HotelArgs) ->
         return HotelInfoOut(hotel_data=HotelData.model_validate(hotel))
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def hotel_partner_api_get_hotel_contact(ctx: ToolContext, args: HotelArgs) -> ContactOut:
     """A partner hotel's contact and escalation contact."""
     with reference_errors():
@@ -106,7 +108,7 @@ async def hotel_partner_api_get_hotel_contact(ctx: ToolContext, args: HotelArgs)
         return ContactOut.model_validate(hotel)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def hotel_partner_api_verify_availability(ctx: ToolContext, args: VerifyArgs) -> VerifyOut:
     """Ask the hotel partner whether every night of a stay has a room of the given type and board."""
     with reference_errors():
@@ -140,7 +142,7 @@ async def hotel_partner_api_verify_availability(ctx: ToolContext, args: VerifyAr
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def hotel_partner_api_escalate_to_hotel(
     ctx: ToolContext,
     hotel_id: HotelId,

@@ -17,11 +17,13 @@ from benchmark.domains import store
 from benchmark.domains.booking import models as m
 from benchmark.domains.booking.bookings import find_booking
 from benchmark.domains.booking.common import reference_errors
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _REFERENCE = re.compile(r"BKG-\d{8}")
 
@@ -72,7 +74,7 @@ class ReferenceOut(BaseModel):
     booking_id: str | None = None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def lookup_lookup_hotel_id(ctx: ToolContext, args: HotelLookupArgs) -> HotelLookupOut:
     """Hotels whose name or location contains the given text, with their ids."""
     with reference_errors():
@@ -91,7 +93,7 @@ async def lookup_lookup_hotel_id(ctx: ToolContext, args: HotelLookupArgs) -> Hot
         return HotelLookupOut(results=matches)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def lookup_lookup_corporate_account_id(ctx: ToolContext, args: AccountLookupArgs) -> AccountLookupOut:
     """The corporate account of a company (name contains the text) or of an e-mail's domain."""
     with reference_errors():
@@ -121,7 +123,7 @@ async def lookup_lookup_corporate_account_id(ctx: ToolContext, args: AccountLook
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def lookup_lookup_group_booking_id(ctx: ToolContext, args: GroupLookupArgs) -> GroupLookupOut:
     """The group booking that a booking belongs to, or that a coordinator e-mail runs."""
     with reference_errors():
@@ -147,7 +149,7 @@ async def lookup_lookup_group_booking_id(ctx: ToolContext, args: GroupLookupArgs
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def lookup_validate_booking_reference(ctx: ToolContext, args: ReferenceArgs) -> ReferenceOut:
     """Whether a booking reference (BKG-########) exists, with the booking's internal id."""
     with reference_errors():

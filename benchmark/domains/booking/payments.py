@@ -27,11 +27,13 @@ from benchmark.domains.booking.common import (
     reference_errors,
     row_of,
 )
-from benchmark.domains.booking.schema import registry, sql
+from benchmark.domains.booking.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _REFUND_TIME = "3-5 business days"
 
@@ -172,7 +174,7 @@ async def _pay(
     return transaction_id
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def payment_api_process_charge(ctx: ToolContext, args: ChargeArgs) -> ChargeOut:
     """Charge the booking's customer (e.g. a modification fee); succeeds at once."""
     with reference_errors():
@@ -182,7 +184,7 @@ async def payment_api_process_charge(ctx: ToolContext, args: ChargeArgs) -> Char
         return ChargeOut(transaction_id=transaction_id, payment_status="successful")
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def payment_api_process_refund(ctx: ToolContext, args: RefundArgs) -> RefundOut:
     """Refund part or all of a booking to its customer; succeeds at once."""
     with reference_errors():
@@ -199,7 +201,7 @@ async def payment_api_process_refund(ctx: ToolContext, args: RefundArgs) -> Refu
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def payment_api_process_charge_dispute(
     ctx: ToolContext,
     transaction_id: Annotated[str, Field(description="The disputed transaction, e.g. TXN-00012345")],
@@ -230,7 +232,7 @@ async def payment_api_process_charge_dispute(
         return DisputeOut(dispute_case_id=case_id, dispute_status="under_review")
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def payment_api_check_payment_status(ctx: ToolContext, args: BookingArgs) -> PaymentStatusOut:
     """The status of a booking's most recent transaction."""
     with reference_errors():
@@ -247,7 +249,7 @@ async def payment_api_check_payment_status(ctx: ToolContext, args: BookingArgs) 
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def payment_api_get_transaction_history(ctx: ToolContext, args: HistoryArgs) -> HistoryOut:
     """The transactions of a customer and/or booking, newest first."""
     with reference_errors():
@@ -263,7 +265,7 @@ async def payment_api_get_transaction_history(ctx: ToolContext, args: HistoryArg
         return HistoryOut(transactions=[TransactionRecord.model_validate(t) for t in ordered])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def payment_api_generate_invoice(ctx: ToolContext, args: InvoiceArgs) -> InvoiceOut:
     """An invoice or receipt for a booking (id and download URL); nothing is stored."""
     with reference_errors():
@@ -276,7 +278,7 @@ async def payment_api_generate_invoice(ctx: ToolContext, args: InvoiceArgs) -> I
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def payment_api_update_payment_method(ctx: ToolContext, args: PaymentMethodArgs) -> PaymentMethodOut:
     """Replace a customer's payment method in the payment provider; returns its last four characters.
 

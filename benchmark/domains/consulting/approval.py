@@ -16,10 +16,12 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, reference_errors
-from benchmark.domains.consulting.schema import registry, sql
-from guard.tools import ToolContext
+from benchmark.domains.consulting.schema import sql
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 RequestKind = Annotated[m.RequestType, Field(description="What is to be approved")]
 Requester = Annotated[str, Field(description="Requester email")]
@@ -41,7 +43,7 @@ class StatusOut(BaseModel):
     results: list[StatusResultOut] = Field(default_factory=list)
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def approval_create_request(
     ctx: ToolContext,
     request_type: RequestKind,
@@ -67,7 +69,7 @@ async def approval_create_request(
         return CreatedOut(approval_id=row["id"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def approval_get_status(
     ctx: ToolContext,
     request_type: RequestKind,

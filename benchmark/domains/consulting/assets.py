@@ -18,11 +18,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 HARDWARE_ORDER_ID = "HWO-0056435"
 """The reference's constant purchase-order id."""
@@ -93,7 +95,7 @@ async def _set_status(ctx: ToolContext, device: dict[str, Any], status: m.Invent
     )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def asset_management_api(
     ctx: ToolContext,
     action: Annotated[
@@ -165,7 +167,7 @@ async def asset_management_api(
         return AssetManagementOut(success=True)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def hardware_procurement_create_order(
     ctx: ToolContext,
     device_model: Annotated[str, Field(description="Device model to order, e.g. Google Pixel 7a")],

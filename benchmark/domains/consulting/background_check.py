@@ -15,10 +15,12 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import reference_errors, require, row_of
-from benchmark.domains.consulting.schema import registry, sql
-from guard.tools import ToolContext
+from benchmark.domains.consulting.schema import sql
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _DAYS = {m.ClearanceLevel.STANDARD: 14, m.ClearanceLevel.HIGH_SECURITY: 28}
 
@@ -40,7 +42,7 @@ class BackgroundCheckOut(BaseModel):
     estimated_days: int | None = None
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def background_check_api(
     ctx: ToolContext,
     action: Annotated[BackgroundCheckApiAction, Field(description="get_status, initiate or get_timeline")],

@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class BoxAction(StrEnum):
@@ -49,7 +51,7 @@ async def _folder(ctx: ToolContext, folder_id: str | None) -> dict[str, Any]:
     return folder
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def box_api(
     ctx: ToolContext,
     action: Annotated[BoxAction, Field(description="get_folder_details or grant_folder_access")],

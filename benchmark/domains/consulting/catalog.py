@@ -8,11 +8,13 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting.common import reference_errors
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class SoftwareOut(BaseModel):
@@ -32,7 +34,7 @@ def _software(row: dict[str, Any]) -> SoftwareOut:
     )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def software_catalog_search(
     ctx: ToolContext,
     software_name: Annotated[str, Field(description="Part of the software's name, any case")],
@@ -50,7 +52,7 @@ async def software_catalog_search(
         return SearchOut(results=found)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def software_catalog_get_details(
     ctx: ToolContext, catalog_id: Annotated[str, Field(description="Catalog id, e.g. CAT-0012345")]
 ) -> SoftwareOut:

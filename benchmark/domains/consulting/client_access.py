@@ -25,11 +25,13 @@ from benchmark.domains.consulting.common import (
     reference_errors,
     require,
 )
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class ClientAccessApiAction(StrEnum):
@@ -142,7 +144,7 @@ async def _prerequisites(ctx: ToolContext, email: str | None, client_id: str | N
     )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def client_access_api(
     ctx: ToolContext,
     action: Annotated[

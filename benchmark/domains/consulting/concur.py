@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import iso, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class ConcurAction(StrEnum):
@@ -67,7 +69,7 @@ async def _report(ctx: ToolContext, report_id: str | None) -> dict[str, Any]:
     return row
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def concur_api(
     ctx: ToolContext,
     action: Annotated[

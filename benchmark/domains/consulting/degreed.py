@@ -16,11 +16,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, iso, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 UNLIMITED = 99999
 """What a course without a seat limit reports as available."""
@@ -158,7 +160,7 @@ async def _required(ctx: ToolContext, client_id: str | None) -> DegreedOut:
     return DegreedOut(required_courses=client["required_training_courses"])
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def degreed_api(
     ctx: ToolContext,
     action: Annotated[

@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 UNLIMITED = 99999
 """What an unlimited (enterprise) pool reports as available."""
@@ -37,7 +39,7 @@ class LicenseManagementOut(BaseModel):
     annual_cost: int | None = None
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def license_management_api(
     ctx: ToolContext,
     action: Annotated[LicenseManagementAction, Field(description="check_availability, allocate or get_cost")],

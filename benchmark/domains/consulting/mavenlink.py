@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import iso, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _LISTED = frozenset({m.AssignmentStatus.ACTIVE.value, m.AssignmentStatus.BOOKED.value})
 
@@ -52,7 +54,7 @@ class MavenlinkOut(BaseModel):
     valid: bool | None = None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def mavenlink_api(
     ctx: ToolContext,
     action: Annotated[

@@ -15,10 +15,12 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import reference_errors, require, row_of
-from benchmark.domains.consulting.schema import registry, sql
-from guard.tools import ToolContext
+from benchmark.domains.consulting.schema import sql
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class NdaApiAction(StrEnum):
@@ -36,7 +38,7 @@ class NdaOut(BaseModel):
     success: bool | None = None
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def nda_api(
     ctx: ToolContext,
     action: Annotated[NdaApiAction, Field(description="check_status or send_for_signature")],

@@ -13,17 +13,18 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains.consulting import models as m
 from benchmark.domains.consulting.common import append_row, reference_errors
-from benchmark.domains.consulting.schema import registry
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class SuccessOut(BaseModel):
     success: bool
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def okta_provision_access(
     ctx: ToolContext,
     email: Annotated[str, Field(description="Employee email")],

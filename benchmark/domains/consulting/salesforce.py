@@ -13,11 +13,13 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting.common import iso, reference_errors
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 EngagementCode = Annotated[str, Field(description="Engagement code, e.g. ENG-0012345")]
 
@@ -38,7 +40,7 @@ class AssignmentCheckOut(BaseModel):
     end_date: str | None = None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def salesforce_crm_get_engagement(ctx: ToolContext, engagement_code: EngagementCode) -> EngagementOut:
     """An engagement's client, engagement manager, status and dates."""
     with reference_errors("retrieve engagement details"):
@@ -57,7 +59,7 @@ async def salesforce_crm_get_engagement(ctx: ToolContext, engagement_code: Engag
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def salesforce_crm_check_employee_assignment(
     ctx: ToolContext,
     email: Annotated[str, Field(description="Employee email")],

@@ -13,11 +13,13 @@ from pydantic import BaseModel, Field
 
 from benchmark.domains import store
 from benchmark.domains.consulting.common import iso, reference_errors, require
-from benchmark.domains.consulting.schema import registry, sql
+from benchmark.domains.consulting.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class WorkdayAction(StrEnum):
@@ -48,7 +50,7 @@ class ApproverContactOut(BaseModel):
     backup_approver_email: str | None
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def workday_api(
     ctx: ToolContext,
     action: Annotated[WorkdayAction, Field(description="get_employee")],
@@ -66,7 +68,7 @@ async def workday_api(
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def approver_lookup_get_contact(
     ctx: ToolContext, email: Annotated[str, Field(description="Approver email")]
 ) -> ApproverContactOut:

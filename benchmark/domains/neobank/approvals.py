@@ -26,11 +26,13 @@ from benchmark.domains.neobank.common import (
     parse_datetime,
     reference_errors,
 )
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _APPROVER_DEPARTMENTS = {
     "it_security": m.Department.IT_SECURITY,
@@ -71,7 +73,7 @@ class ApproverContactOut(_Out):
     contact_name: str
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def approval_api_create_request(
     ctx: ToolContext,
     request_type: Annotated[m.ApprovalRequestType, Field(description="What kind of approval is asked for")],
@@ -103,7 +105,7 @@ async def approval_api_create_request(
         return CreateRequestOut(approval_request_id=row["id"], status=row["status"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def approval_api_check_status(
     ctx: ToolContext,
     approval_request_id: Annotated[str, Field(description="Approval request id, e.g. APR-00000001")],
@@ -121,7 +123,7 @@ async def approval_api_check_status(
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def approver_lookup_api_get_contact_details(
     ctx: ToolContext, email: Annotated[str, Field(description="Email of the approver")]
 ) -> ContactDetailsOut:
@@ -138,7 +140,7 @@ async def approver_lookup_api_get_contact_details(
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def approver_lookup_api_get_approver_contact(
     ctx: ToolContext,
     required_approver: Annotated[

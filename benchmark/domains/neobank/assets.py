@@ -24,11 +24,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import ASSET_NOW, employee_by_email, insert_counted, reference_errors
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.schema import sql
 from guard.errors import InvalidArguments, NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 AssetId = Annotated[str, Field(description="Hardware asset id, e.g. VDB-HW-00001")]
 Email = Annotated[str, Field(description="Employee email address")]
@@ -109,7 +111,7 @@ async def _asset(ctx: ToolContext, asset_id: str) -> dict[str, Any]:
     return asset
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def asset_management_api_assign_device(
     ctx: ToolContext, asset_id: AssetId, email: Email
 ) -> AssignDeviceOut:
@@ -135,7 +137,7 @@ async def asset_management_api_assign_device(
         return AssignDeviceOut(assignment_id=row["id"], asset_id=asset["id"], employee_id=employee["id"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def asset_management_api_check_inventory(
     ctx: ToolContext,
     device_type: Annotated[str, Field(description="Device type, e.g. laptop_standard, monitor, headset")],
@@ -167,7 +169,7 @@ async def asset_management_api_check_inventory(
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def asset_management_api_get_device_details(ctx: ToolContext, asset_id: AssetId) -> DeviceDetailsOut:
     """A device's type, model, purchase date, age in months, condition, location and current holder."""
     with reference_errors():
@@ -192,7 +194,7 @@ async def asset_management_api_get_device_details(ctx: ToolContext, asset_id: As
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def asset_management_api_get_employee_devices(ctx: ToolContext, email: Email) -> EmployeeDevicesOut:
     """The devices currently assigned to an employee, with type, model, age and condition."""
     with reference_errors():
@@ -219,7 +221,7 @@ async def asset_management_api_get_employee_devices(ctx: ToolContext, email: Ema
         return EmployeeDevicesOut(employee_id=employee["id"], devices=devices)
 
 
-@registry.tool(write=True, destructive=True)
+@tools.tool(write=True, destructive=True)
 async def asset_management_api_retire_device(ctx: ToolContext, asset_id: AssetId) -> RetireDeviceOut:
     """Retire a device; an active assignment of it is closed."""
     with reference_errors():

@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 SoftwareName = Annotated[str, Field(description="Software product name, e.g. Tableau")]
 
@@ -69,7 +71,7 @@ async def _active_seats(ctx: ToolContext, pool: dict[str, Any]) -> list[dict[str
     return await store.all_rows(ctx.conn, sql["license_allocations"], license_id=pool["id"], is_active=True)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def license_management_api_check_license_type(ctx: ToolContext, args: SoftwareArgs) -> LicenseTypeOut:
     """A product's license pool: type (standard, enterprise, individual, unlimited), id, yearly cost."""
     with reference_errors():
@@ -81,7 +83,7 @@ async def license_management_api_check_license_type(ctx: ToolContext, args: Soft
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def license_management_api_check_availability(ctx: ToolContext, args: SoftwareArgs) -> AvailabilityOut:
     """Seats left in a product's license pool (no counts for unlimited pools)."""
     with reference_errors():
@@ -95,7 +97,7 @@ async def license_management_api_check_availability(ctx: ToolContext, args: Soft
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def license_management_api_allocate_license(ctx: ToolContext, args: AllocateArgs) -> AllocateOut:
     """Allocate a seat of a product's license pool to an employee."""
     with reference_errors():

@@ -15,11 +15,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
-from benchmark.domains.neobank.schema import registry
 from guard.errors import PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _REACHABLE = (m.EmploymentStatus.ACTIVE.value, m.EmploymentStatus.ON_LEAVE.value)
 
@@ -31,7 +32,7 @@ class NotificationOut(BaseModel):
     delivery_status: m.EmailDeliveryStatus
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def email_notification_api_send_notification(
     ctx: ToolContext,
     recipient_email: Annotated[str, Field(description="Email of the employee to notify")],

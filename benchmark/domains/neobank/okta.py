@@ -18,11 +18,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from benchmark.domains import store
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 Email = Annotated[str, Field(description="Corporate email address, e.g. john.smith@vdb.com")]
 AppName = Annotated[
@@ -93,7 +95,7 @@ async def _active_access(ctx: ToolContext, employee: dict[str, Any], app_name: s
     )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def okta_api_provision_access(ctx: ToolContext, args: ProvisionArgs) -> ProvisionOut:
     """Grant an employee access to an application at a level (refused if active access exists)."""
     with reference_errors():
@@ -117,7 +119,7 @@ async def okta_api_provision_access(ctx: ToolContext, args: ProvisionArgs) -> Pr
         return ProvisionOut(app_access_id=row["id"])
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def okta_api_check_access(ctx: ToolContext, args: AccessArgs) -> CheckAccessOut:
     """Whether an employee has active access to an application, and at which level."""
     with reference_errors():
@@ -130,7 +132,7 @@ async def okta_api_check_access(ctx: ToolContext, args: AccessArgs) -> CheckAcce
         )
 
 
-@registry.tool(write=True, idempotent=False, destructive=True)
+@tools.tool(write=True, idempotent=False, destructive=True)
 async def okta_api_revoke_access(ctx: ToolContext, args: AccessArgs) -> RevokeOut:
     """Revoke an employee's active access to an application."""
     with reference_errors():
@@ -142,7 +144,7 @@ async def okta_api_revoke_access(ctx: ToolContext, args: AccessArgs) -> RevokeOu
         return RevokeOut(revoked=True)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def okta_api_get_user_groups(ctx: ToolContext, args: GroupsArgs) -> GroupsOut:
     """An employee's active Okta group memberships."""
     with reference_errors():
@@ -155,7 +157,7 @@ async def okta_api_get_user_groups(ctx: ToolContext, args: GroupsArgs) -> Groups
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def okta_api_add_to_group(ctx: ToolContext, args: AddToGroupArgs) -> AddToGroupOut:
     """Add an employee to an Okta group (refused if already an active member)."""
     with reference_errors():

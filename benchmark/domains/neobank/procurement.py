@@ -16,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank.common import employee_by_email, insert_counted, reference_errors
-from benchmark.domains.neobank.schema import registry
 from guard.errors import InvalidArguments
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class OrderOut(BaseModel):
@@ -30,7 +31,7 @@ class OrderOut(BaseModel):
     status: str
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def hardware_procurement_api_create_order(
     ctx: ToolContext,
     device_type: Annotated[m.DeviceType, Field(description="Device type, e.g. laptop_premium")],

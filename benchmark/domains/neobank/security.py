@@ -30,11 +30,13 @@ from benchmark.domains.neobank.common import (
     parse_datetime,
     reference_errors,
 )
-from benchmark.domains.neobank.schema import registry, sql
+from benchmark.domains.neobank.schema import sql
 from guard.errors import InvalidArguments
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _MFA_OPERATIONS = (m.OktaSecurityOperation.ADD_MFA_DEVICE, m.OktaSecurityOperation.REMOVE_MFA_DEVICE)
 
@@ -73,7 +75,7 @@ def _check_operation(operation: m.OktaSecurityOperation, device: str | None, hou
             raise InvalidArguments("bypass_duration_hours cannot exceed 4 hours")
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def okta_security_api_execute_action(
     ctx: ToolContext,
     email: Annotated[str, Field(description="Email of the employee whose account is acted upon")],
@@ -120,7 +122,7 @@ def _iso(text: str | None) -> str | None:
     return None if text is None else parse_datetime(text).isoformat()
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def security_api_verify_incident(ctx: ToolContext) -> IncidentsOut:
     """Security incidents that are active or were resolved in the last 24 hours, newest first."""
     with reference_errors("retrieve security incidents"):

@@ -17,10 +17,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from benchmark.domains import store
 from benchmark.domains.neobank.common import employee_by_email, reference_errors
-from benchmark.domains.neobank.schema import registry, sql
-from guard.tools import ToolContext
+from benchmark.domains.neobank.schema import sql
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _Record = TypeVar("_Record", bound=BaseModel)
 
@@ -75,7 +77,7 @@ class OrgStructureOut(BaseModel):
     direct_reports: list[DirectReportRecord]
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def workday_api_get_employee(ctx: ToolContext, args: EmailArgs) -> EmployeeOut:
     """An employee's profile by email: id, level, department, role, office, manager id, status, contract."""
     with reference_errors():
@@ -83,7 +85,7 @@ async def workday_api_get_employee(ctx: ToolContext, args: EmailArgs) -> Employe
         return _record(EmployeeOut, employee)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def workday_api_get_manager_chain(ctx: ToolContext, args: EmailArgs) -> ManagerChainOut:
     """An employee's managers, from the direct manager up to the top of the organisation."""
     with reference_errors():
@@ -101,7 +103,7 @@ async def workday_api_get_manager_chain(ctx: ToolContext, args: EmailArgs) -> Ma
         return ManagerChainOut(manager_chain=chain)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def workday_api_get_org_structure(ctx: ToolContext, args: ManagerEmailArgs) -> OrgStructureOut:
     """The employees who report directly to a manager."""
     with reference_errors():

@@ -9,11 +9,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import iso, reference_errors
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 Sku = Annotated[str, Field(description="Product SKU")]
 
@@ -39,7 +41,7 @@ class ProductOut(BaseModel):
     requires_installation: bool
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def check_inventory(ctx: ToolContext, sku: Sku) -> InventoryOut:
     """Stock of a SKU: available and reserved quantity, warehouse, restock date and quantity."""
     with reference_errors("check inventory"):
@@ -49,7 +51,7 @@ async def check_inventory(ctx: ToolContext, sku: Sku) -> InventoryOut:
         return InventoryOut.model_validate({**record, "restock_date": iso(record["restock_date"])})
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_product_details(ctx: ToolContext, sku: Sku) -> ProductOut:
     """A product's catalog data: name, category, brand, price, weight, refurbished/points/install flags."""
     with reference_errors("retrieve product details"):

@@ -25,11 +25,13 @@ from benchmark.domains.retail.common import (
     reference_errors,
     row_of,
 )
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 _ISSUE_TEXT = {
     m.WarrantyIssueType.product_not_functioning: "Product not functioning properly",
@@ -54,7 +56,7 @@ class ClaimOut(BaseModel):
     claim_date: str
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def check_warranty_coverage(ctx: ToolContext, order_id: str, sku: str) -> CoverageOut:
     """Whether a product of an order is under a valid warranty contract now, and its terms."""
     with reference_errors("check warranty coverage"):
@@ -75,7 +77,7 @@ async def check_warranty_coverage(ctx: ToolContext, order_id: str, sku: str) -> 
         return CoverageOut(has_coverage=False)
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def file_warranty_claim(
     ctx: ToolContext,
     contract_id: Annotated[str, Field(description="Warranty contract id")],

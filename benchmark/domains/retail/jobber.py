@@ -16,11 +16,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import iso, reference_errors
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 JobId = Annotated[str, Field(description="Installation job id")]
 
@@ -57,7 +59,7 @@ async def _job(ctx: ToolContext, job_id: str) -> dict[str, Any]:
     return job
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_installation_job(
     ctx: ToolContext,
     job_id: Annotated[str | None, Field(description="Installation job id")] = None,
@@ -83,7 +85,7 @@ async def get_installation_job(
         )
 
 
-@registry.tool(write=True, destructive=True)
+@tools.tool(write=True, destructive=True)
 async def cancel_installation(
     ctx: ToolContext,
     job_id: JobId,
@@ -104,7 +106,7 @@ async def cancel_installation(
         )
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def reschedule_installation(
     ctx: ToolContext,
     job_id: JobId,

@@ -18,11 +18,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import FIXED_NOW, iso, reference_errors, row_of
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound, PreconditionFailed
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 OrderId = Annotated[str, Field(description="Order id, e.g. ORD-10000020")]
 _SHIPPING_COST = {"standard": 0.00, "expedited": 15.00, "next_day": 29.99}
@@ -115,7 +117,7 @@ async def _order(ctx: ToolContext, order_id: str) -> dict[str, Any]:
     return order
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_order(ctx: ToolContext, order_id: OrderId) -> OrderOut:
     """Full order details: status, line items, pricing, discounts, points, shipping, installation job."""
     with reference_errors("retrieve order"):
@@ -126,7 +128,7 @@ async def get_order(ctx: ToolContext, order_id: OrderId) -> OrderOut:
         )
 
 
-@registry.tool(write=True, destructive=True)
+@tools.tool(write=True, destructive=True)
 async def cancel_order(
     ctx: ToolContext,
     order_id: OrderId,
@@ -147,7 +149,7 @@ async def cancel_order(
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def create_replacement_order(
     ctx: ToolContext,
     original_order_id: Annotated[str, Field(description="The order being replaced (for reference)")],
@@ -217,7 +219,7 @@ async def create_replacement_order(
         return ReplacementOrderOut(replacement_order_id=order_id, status="processing", total_amount=0.0)
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_shipment_tracking(
     ctx: ToolContext, order_id: Annotated[str, Field(description="Order whose shipment to look up")]
 ) -> TrackingOut:
@@ -242,7 +244,7 @@ async def get_shipment_tracking(
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def reship_order(
     ctx: ToolContext,
     order_id: OrderId,
@@ -315,7 +317,7 @@ async def reship_order(
         )
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def update_order_address(
     ctx: ToolContext,
     order_id: OrderId,
@@ -348,7 +350,7 @@ async def update_order_address(
         )
 
 
-@registry.tool(write=True, idempotent=True)
+@tools.tool(write=True, idempotent=True)
 async def update_shipping_speed(
     ctx: ToolContext,
     order_id: OrderId,

@@ -15,11 +15,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import SCENARIO_NOW, iso, parse_datetime, reference_errors
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 
 class DiscountApplicationOut(BaseModel):
@@ -44,7 +46,7 @@ class PromotionOut(BaseModel):
     valid_until: str
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_discount_application(ctx: ToolContext, order_id: str) -> DiscountApplicationOut:
     """How discounts were applied to an order: promo code, points, loyalty pricing, stacking rule."""
     with reference_errors("retrieve discount application"):
@@ -60,7 +62,7 @@ async def get_discount_application(ctx: ToolContext, order_id: str) -> DiscountA
         return DiscountApplicationOut.model_validate({**found, "discount_app_id": found["id"]})
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_promotion_details(
     ctx: ToolContext, promo_code: Annotated[str, Field(description="Promotion code, e.g. WELCOME10")]
 ) -> PromotionOut:

@@ -14,11 +14,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import FIXED_NOW, iso, reference_errors, row_of
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 Money = Annotated[float, Field(description="Dollars")]
 
@@ -43,7 +45,7 @@ class RmaStatusOut(BaseModel):
     created_date: str
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def create_rma(
     ctx: ToolContext,
     order_id: str,
@@ -79,7 +81,7 @@ async def create_rma(
         return RmaOut(rma_id=rma_id, status=m.RMAStatus.APPROVED, created_date=str(iso(row["created_date"])))
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_rma_status(
     ctx: ToolContext, rma_id: Annotated[str, Field(description="RMA id")]
 ) -> RmaStatusOut:

@@ -19,11 +19,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import FIXED_NOW, iso, reference_errors, row_of
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import InvalidArguments, NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 CustomerId = Annotated[str, Field(description="Customer id, e.g. CUS-30020")]
 
@@ -74,7 +76,7 @@ class PointsOut(BaseModel):
     new_balance: int
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_customer_profile(
     ctx: ToolContext,
     customer_id: Annotated[str | None, Field(description="Customer id")] = None,
@@ -95,7 +97,7 @@ async def get_customer_profile(
         return ProfileOut.model_validate({**profile, "registration_date": iso(profile["registration_date"])})
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_membership_details(ctx: ToolContext, customer_id: CustomerId) -> MembershipOut:
     """A customer's active membership: type, dates, status and points balance."""
     with reference_errors("retrieve membership details"):
@@ -117,7 +119,7 @@ async def get_membership_details(ctx: ToolContext, customer_id: CustomerId) -> M
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def update_membership_status(
     ctx: ToolContext,
     customer_id: CustomerId,
@@ -168,7 +170,7 @@ async def update_membership_status(
         return MembershipChangeOut(customer_id=customer_id, new_tier=tier, action_completed="cancelled")
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def add_points_to_balance(
     ctx: ToolContext,
     customer_id: CustomerId,

@@ -16,11 +16,13 @@ from pydantic import BaseModel, Field
 from benchmark.domains import store
 from benchmark.domains.retail import models as m
 from benchmark.domains.retail.common import FIXED_NOW, iso, reference_errors, row_of
-from benchmark.domains.retail.schema import registry, sql
+from benchmark.domains.retail.schema import sql
 from guard.errors import NotFound
-from guard.tools import ToolContext
+from guard.tools import ToolContext, ToolRegistry
 
-__all__: list[str] = []
+__all__ = ["tools"]
+
+tools = ToolRegistry(__name__)
 
 Amount = Annotated[float, Field(description="Amount in dollars")]
 
@@ -51,7 +53,7 @@ class PaymentStatusOut(BaseModel):
     transaction_date: str
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def charge_customer(
     ctx: ToolContext,
     order_id: str,
@@ -83,7 +85,7 @@ async def charge_customer(
         )
 
 
-@registry.tool(write=True)
+@tools.tool(write=True)
 async def create_refund(
     ctx: ToolContext,
     order_id: str,
@@ -117,7 +119,7 @@ async def create_refund(
         )
 
 
-@registry.tool(write=False)
+@tools.tool(write=False)
 async def get_payment_status(ctx: ToolContext, order_id: str) -> PaymentStatusOut:
     """The payment transaction of an order: amount, status, method and date."""
     with reference_errors("retrieve payment status"):

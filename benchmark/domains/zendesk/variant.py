@@ -32,7 +32,8 @@ toolset is written once (:mod:`.crud`, :mod:`.articles`) and a
   ``domain_names`` arrive as comma-separated text);
 * the frozen timestamps and the ``ticket_comments`` id base.
 
-:func:`zendesk_tables` builds the six tables of a variant.
+:func:`zendesk_tables` builds the six tables of a variant in a domain's
+``MetaData``; the tools are made from those tables (:func:`.zendesk_tools`).
 """
 
 from __future__ import annotations
@@ -91,8 +92,9 @@ class ZendeskVariant:
 
 @dataclass(frozen=True, slots=True)
 class ZendeskTables:
-    """The Zendesk tables of one domain: definitions, and SQL tables by Zendesk table name."""
+    """The Zendesk tables of one domain: its variant, definitions, and SQL tables by Zendesk table name."""
 
+    variant: ZendeskVariant
     defs: tuple[TableDef, ...]
     sql: Mapping[str, Table]
     models: Mapping[str, type[BaseModel]]
@@ -145,4 +147,4 @@ def zendesk_tables(variant: ZendeskVariant, metadata: MetaData) -> ZendeskTables
     )
     sql = {d.name.removeprefix("zendesk_"): sql_table(d, metadata) for d in defs}
     models = {d.name.removeprefix("zendesk_"): d.model for d in defs}
-    return ZendeskTables(defs, MappingProxyType(sql), MappingProxyType(models))
+    return ZendeskTables(variant, defs, MappingProxyType(sql), MappingProxyType(models))

@@ -14,16 +14,22 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel
-from sqlalchemy import Table
+from sqlalchemy import MetaData, Table
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains import store
-from benchmark.domains.base import TableDef
+from benchmark.domains.base import TableDef, sql_table
 from benchmark.domains.zendesk import models as m
 from benchmark.domains.zendesk.variant import CREATED_AT, TicketHook
 from guard.errors import PreconditionFailed
 
-__all__ = ["VIOLATIONS_TABLE", "TicketStatusViolation", "status_violation_audit", "violations_table_def"]
+__all__ = [
+    "VIOLATIONS_TABLE",
+    "TicketStatusViolation",
+    "status_violation_audit",
+    "status_violations",
+    "violations_table_def",
+]
 
 VIOLATIONS_TABLE = "zendesk_ticket_status_violations"
 
@@ -66,3 +72,9 @@ def status_violation_audit(table: Table, created_at: str = CREATED_AT) -> Ticket
             raise PreconditionFailed(str(exc)) from exc
 
     return record
+
+
+def status_violations(seed_dir: str, metadata: MetaData) -> tuple[TableDef, TicketHook]:
+    """The audit table's definition (its table made in ``metadata``) and the hook that writes it."""
+    definition = violations_table_def(seed_dir)
+    return definition, status_violation_audit(sql_table(definition, metadata))

@@ -1,12 +1,11 @@
-"""Fixtures for the auto insurance rules: the guarded arm as the benchmark runs it, and edited trajectories.
+"""Fixtures for the auto insurance rules: the guarded arm as the benchmark runs it, and the edit helpers.
 
 The gate is built the way ``guard bench`` builds it (the bench's default
 chain, then the domain's judges). The edit helpers (from
 :mod:`tests.benchmark.regrade`) change a golden trajectory the way an agent
 gets it wrong: one argument changed, a call dropped, added or swapped.
-``guarded`` replays a task's golden trajectory, edited, through the guarded
-arm and returns the trial's result, whose verdicts hold every commit attempt
-and its findings.
+The wrong trajectories of :mod:`.cases` are replayed by
+:mod:`tests.benchmark.test_wrong`.
 """
 
 from __future__ import annotations
@@ -17,7 +16,6 @@ from typing import Any
 from tests.benchmark.regrade import (
     Calls,
     Edit,
-    Guarded,
     add,
     chain,
     change,
@@ -31,7 +29,6 @@ __all__ = [
     "AUTO",
     "Calls",
     "Edit",
-    "Guarded",
     "add",
     "chain",
     "change",
@@ -55,4 +52,4 @@ def swap(tool: str, other: str, arguments: Mapping[str, Any]) -> Edit:
     return replace(tool, other, arguments)
 
 
-auto, gate, trial_context, guarded = guarded_fixtures(AUTO, "auto", task_id, bench=True)
+auto, gate, trial_context = guarded_fixtures(AUTO, "auto", task_id, bench=True)

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains.auto_insurance.judges import DateRulesJudge, rule_pack
+from benchmark.domains.auto_insurance import SPEC
+from benchmark.domains.auto_insurance.judges import DateRulesJudge
 from judges import Effect
 from tests.benchmark.auto_insurance_rules.records import inserted, judge, updated
 
@@ -123,6 +124,6 @@ def test_backdating_a_vehicle_follows_the_state_and_the_window() -> None:
 
 def test_the_date_judge_asks_for_the_rows_the_pack_already_looks_up() -> None:
     added = inserted("vehicles", {"id": "VEH-2", "policy_id": "POL-1", "effective_date": "2026-03-01"})
-    pack_queries = set(rule_pack().queries((added,)))
+    pack_queries = set(SPEC.rule_pack().queries((added,)))
     date_queries = DateRulesJudge().queries((added,))
     assert set(date_queries) <= pack_queries

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains.auto_insurance.judges import rule_pack
+from benchmark.domains.auto_insurance import SPEC
 from judges import RulePack
 from tests.benchmark.auto_insurance_rules.records import inserted, judge, ticket, updated
 
@@ -36,7 +36,7 @@ DRIVER = {
 
 @pytest.fixture(scope="module")
 def pack() -> RulePack:
-    return rule_pack()
+    return SPEC.rule_pack()
 
 
 def fired(pack: RulePack, *effects: Any, **tables: Any) -> list[tuple[str | None, str]]:

@@ -1,17 +1,13 @@
-"""What a wrong booking trajectory is: a golden trajectory with one mistake, and what the gate must say.
+"""Helpers for the wrong booking trajectories: the edits several cases share.
 
-A :class:`Wrong` names the task (``crf_003`` for
-``external_booking_v1_group1.py:test_crf_003``), the edit, the rule that must
-decide the commit and words its finding must contain (the record, the field,
-the value found and what is allowed); ``why`` says why a trajectory is
-allowed, only warned about or missed. The helpers build the edits several
-cases share: a booking modification's arguments, a different modification,
-a dispute opened instead of a refund.
+A case (a :class:`~tests.benchmark.wrong_cases.WrongCase`) names the task
+(``crf_003`` for ``external_booking_v1_group1.py:test_crf_003``), the edit,
+the rule that must decide the commit and words its finding must contain.
+The helpers build the edits several cases share: a booking modification's
+arguments, a different modification, a dispute opened instead of a refund.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 from tests.benchmark.booking_rules.conftest import (
     GONE,
@@ -25,16 +21,7 @@ from tests.benchmark.booking_rules.conftest import (
     drop,
 )
 
-__all__ = ["Wrong", "dispute_instead_of_refund", "modify_args", "replace_modify"]
-
-
-@dataclass(frozen=True)
-class Wrong:
-    task: str
-    edit: Edit
-    rule: str
-    words: tuple[str, ...] = ()
-    why: str = ""
+__all__ = ["dispute_instead_of_refund", "modify_args", "replace_modify"]
 
 
 def modify_args(reference: str, **fields: object) -> dict[str, object]:

@@ -1,7 +1,7 @@
 """Wrong booking trajectories, and what the gate says about each.
 
 :data:`WRONG` must be blocked by the named rule (:mod:`.cases_tickets`,
-:mod:`.cases_bookings`, :mod:`.cases_money`; a case is a :class:`.case.Wrong`).
+:mod:`.cases_bookings`, :mod:`.cases_money`; each a blocked :class:`~tests.benchmark.wrong_cases.WrongCase`).
 :data:`ALLOWED` are other correct ways to do a task than its golden one, which
 must commit too. :data:`WARNED` are mistakes the gate reports without blocking;
 :data:`MISSED` are real mistakes the gate cannot see, each with the reason.
@@ -10,11 +10,12 @@ Both are replayed too, to keep the counts honest.
 
 from __future__ import annotations
 
-from tests.benchmark.booking_rules.case import Wrong, dispute_instead_of_refund
+from tests.benchmark.booking_rules.case import dispute_instead_of_refund
 from tests.benchmark.booking_rules.cases_bookings import BOOKING_CASES
 from tests.benchmark.booking_rules.cases_money import MONEY_CASES
 from tests.benchmark.booking_rules.cases_tickets import TICKET_CASES
 from tests.benchmark.booking_rules.conftest import (
+    BOOKING,
     CHARGE,
     CREATE,
     ESCALATE,
@@ -27,13 +28,22 @@ from tests.benchmark.booking_rules.conftest import (
     change_item,
     drop,
 )
+from tests.benchmark.wrong_cases import (
+    Catalogue,
+    WrongCase,
+    WrongDomain,
+    allowed,
+    by_name,
+    missed,
+    warned,
+)
 
-__all__ = ["ALLOWED", "MISSED", "WARNED", "WRONG", "Wrong"]
+__all__ = ["CASES", "WRONG_DOMAIN"]
 
-WRONG: dict[str, Wrong] = {**TICKET_CASES, **BOOKING_CASES, **MONEY_CASES}
+WRONG: dict[str, WrongCase] = by_name(TICKET_CASES, BOOKING_CASES, MONEY_CASES)
 
-ALLOWED: dict[str, Wrong] = {
-    "system error: the whole value refunded on cancellation": Wrong(
+ALLOWED: dict[str, WrongCase] = {
+    "system error: the whole value refunded on cancellation": allowed(
         "crf_007",
         chain(
             change(REFUND, refund_amount="580.00"),
@@ -42,7 +52,7 @@ ALLOWED: dict[str, Wrong] = {
         "",
         why="4.2.3 System Error Exception: 100% of booking_value, service fee waived",
     ),
-    "refund failed: cancellation kept, refund held as owed": Wrong(
+    "refund failed: cancellation kept, refund held as owed": allowed(
         "crf_007",
         chain(
             drop(REFUND),
@@ -58,7 +68,7 @@ ALLOWED: dict[str, Wrong] = {
         "",
         why="4.2.4: do not reverse the cancellation; hold with system-error",
     ),
-    "fee and price difference charged apart": Wrong(
+    "fee and price difference charged apart": allowed(
         "cbm_005",
         chain(
             change(CHARGE, charge_amount="160.00", reason="price_difference"),
@@ -71,7 +81,7 @@ ALLOWED: dict[str, Wrong] = {
         "",
         why="4.1.6 charges the difference and the fee, together or apart",
     ),
-    "dispute opened for a contested charge": Wrong(
+    "dispute opened for a contested charge": allowed(
         "bpy_007",
         dispute_instead_of_refund("information-provided"),
         "",
@@ -79,15 +89,15 @@ ALLOWED: dict[str, Wrong] = {
     ),
 }
 
-WARNED: dict[str, Wrong] = {
-    "ticket created on hold": Wrong(
+WARNED: dict[str, WrongCase] = {
+    "ticket created on hold": warned(
         "psc_001",
         change_item(CREATE, status="hold"),
         "ticket-created-open",
         ("a ticket was created with status 'hold'", "allowed: open at creation"),
         why="creation cannot be redone inside the transaction; the ticket's final status is right",
     ),
-    "second ticket for the same request": Wrong(
+    "second ticket for the same request": warned(
         "hpv_001",
         add(
             CREATE,
@@ -113,7 +123,7 @@ WARNED: dict[str, Wrong] = {
         ("ticket 13", "created for other on BKG-50643171", '["14"]', "allowed: the existing ticket"),
         why="two tickets for one request; which one to keep is for the agent (or a person) to say",
     ),
-    "ticket on hold with an outcome": Wrong(
+    "ticket on hold with an outcome": warned(
         "cbm_006",
         change_item(UPDATE, -1, resolution_action="policy-applied-no-action"),
         "ticket-hold-unresolved",
@@ -126,8 +136,8 @@ WARNED: dict[str, Wrong] = {
     ),
 }
 
-MISSED: dict[str, Wrong] = {
-    "escalation with the wrong, consistent reason": Wrong(
+MISSED: dict[str, WrongCase] = {
+    "escalation with the wrong, consistent reason": missed(
         "bmd_001",
         chain(
             change(ESCALATE, issue_type="hotel-confirmation-required"),
@@ -139,7 +149,7 @@ MISSED: dict[str, Wrong] = {
             "depends on why the hotel is asked, which only the conversation shows"
         ),
     ),
-    "compensation at the minor-issue rate for a service complaint": Wrong(
+    "compensation at the minor-issue rate for a service complaint": missed(
         "psc_001",
         chain(change(REFUND, refund_amount="105.00"), change_item(UPDATE, -1, refund_amount=105.0)),
         "",
@@ -148,7 +158,7 @@ MISSED: dict[str, Wrong] = {
             "and severity are in the customer's words, not in any record"
         ),
     ),
-    "receipt request at normal priority": Wrong(
+    "receipt request at normal priority": missed(
         "bpy_008",
         change_item(CREATE, priority="normal"),
         "",
@@ -157,10 +167,22 @@ MISSED: dict[str, Wrong] = {
             "policy question about the booking); the ticket does not say which kind of question it is"
         ),
     ),
-    "receipt request filed as other": Wrong(
+    "receipt request filed as other": missed(
         "bpy_008",
         change_item(CREATE, request_type_detail="other"),
         "",
         why="an information request changes nothing, so no record shows which category it was",
     ),
 }
+
+CASES = by_name(WRONG, ALLOWED, WARNED, MISSED)
+
+WRONG_DOMAIN = WrongDomain(
+    name="booking",
+    domain=BOOKING,
+    cases=CASES,
+    catalogue=Catalogue(
+        blocked=60,
+        families=frozenset({"ticket", "booking", "modification", "refund", "complaint", "profile", "group"}),
+    ),
+)

@@ -1,11 +1,10 @@
-"""Fixtures for the booking rules: the guarded arm with the booking judges, and trajectories to replay.
+"""Fixtures for the booking rules: the guarded arm with the booking judges, and the edit helpers.
 
 The edit helpers (from :mod:`tests.benchmark.regrade`) change a golden
 trajectory the way an agent gets it wrong (one argument changed or removed
 with :data:`GONE`, a call dropped, repeated or added, the trajectory stopped
-early); ``guarded`` replays any trajectory through the guarded arm and
-returns the trial's result, whose verdicts hold every commit attempt and its
-findings.
+early). The wrong trajectories of :mod:`.cases` are replayed by
+:mod:`tests.benchmark.test_wrong`.
 """
 
 from __future__ import annotations
@@ -14,7 +13,6 @@ from tests.benchmark.regrade import (
     GONE,
     Calls,
     Edit,
-    Guarded,
     add,
     chain,
     change,
@@ -37,7 +35,6 @@ __all__ = [
     "UPDATE",
     "Calls",
     "Edit",
-    "Guarded",
     "add",
     "chain",
     "change",
@@ -64,4 +61,4 @@ def task_id(test: str) -> str:
     return f"{GROUP}:test_{test}"
 
 
-booking, gate, trial_context, guarded = guarded_fixtures(BOOKING, "booking", task_id)
+booking, gate, trial_context = guarded_fixtures(BOOKING, "booking", task_id)

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from benchmark.domains import Domain
-from benchmark.domains.booking.judges import booking_rule_pack
+from benchmark.domains.booking import SPEC
 
 
 def test_every_lookup_reads_by_a_key_or_an_index(booking: Domain) -> None:
-    for name, lookup in booking_rule_pack().lookups.items():
+    for name, lookup in SPEC.rule_pack().lookups.items():
         table = booking.sql[lookup.table]
         columns = {column for column, _ in lookup.where}
         orders = [[c.name for c in table.primary_key.columns]]

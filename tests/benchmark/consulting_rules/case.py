@@ -1,17 +1,11 @@
-"""What a wrong consulting trajectory is: a golden trajectory with one mistake, and what the gate must say.
+"""Helpers for the wrong consulting trajectories: tool names and the arguments several cases share.
 
-A :class:`Wrong` names the task (``csa_001`` for
-``sandbox_consulting_group1.py:test_csa_001``), the edit, the rule that must
-decide the commit and words its finding must contain (the record, the field,
-the value found and what is allowed); ``why`` says why a mistake is only
-warned about or missed.
+A case (a :class:`~tests.benchmark.wrong_cases.WrongCase`) names the task
+(``csa_001`` for ``sandbox_consulting_group1.py:test_csa_001``), the edit,
+the rule that must decide the commit and words its finding must contain.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
-
-from tests.benchmark.consulting_rules.conftest import Edit
 
 __all__ = [
     "APPROVAL",
@@ -20,22 +14,12 @@ __all__ = [
     "CONCUR",
     "DEGREED",
     "LICENSES",
-    "Wrong",
     "approval_item",
     "enroll_item",
 ]
 
 ASSETS, DEGREED, CLIENT = "asset_management_api", "degreed_api", "client_access_api"
 APPROVAL, LICENSES, CONCUR = "approval_create_request", "license_management_api", "concur_api"
-
-
-@dataclass(frozen=True)
-class Wrong:
-    task: str
-    edit: Edit
-    rule: str
-    words: tuple[str, ...] = ()
-    why: str = ""
 
 
 def approval_item(kind: str, requester: str, approver: str, **fields: object) -> dict[str, object]:

@@ -1,10 +1,10 @@
-"""Fixtures for the consulting rules: the guarded arm with the consulting judges, and trajectories to replay.
+"""Fixtures for the consulting rules: the guarded arm with the consulting judges, and the edit helpers.
 
 The edit helpers (from :mod:`tests.benchmark.regrade`) change a golden
 trajectory the way an agent gets it wrong (one argument changed, a call
-dropped or added; ``action=`` picks the calls of one action of a tool);
-``guarded`` replays any trajectory through the guarded arm and returns the
-trial's result, whose verdicts hold every commit attempt and its findings.
+dropped or added; ``action=`` picks the calls of one action of a tool).
+The wrong trajectories of :mod:`.cases` are replayed by
+:mod:`tests.benchmark.test_wrong`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from __future__ import annotations
 from tests.benchmark.regrade import (
     Calls,
     Edit,
-    Guarded,
     add,
     chain,
     change,
@@ -27,7 +26,6 @@ __all__ = [
     "UPDATE",
     "Calls",
     "Edit",
-    "Guarded",
     "add",
     "chain",
     "change",
@@ -46,4 +44,4 @@ def task_id(test: str) -> str:
     return f"{GROUP}:test_{test}"
 
 
-consulting, gate, trial_context, guarded = guarded_fixtures(CONSULTING, "consulting", task_id)
+consulting, gate, trial_context = guarded_fixtures(CONSULTING, "consulting", task_id)

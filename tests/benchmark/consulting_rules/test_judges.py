@@ -4,14 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmark.domains.consulting.judges import (
-    RULES_PATH,
-    TicketApprovalsJudge,
-    TicketDocumentsJudge,
-    TicketRecordsJudge,
-    consulting_rule_pack,
-)
-from judges import CommitContext, Decision, Effect, EffectKind, Judge, MemoryState, Verdict, load_rule_pack
+from benchmark.domains.consulting import SPEC
+from benchmark.domains.consulting.judges import TicketApprovalsJudge, TicketDocumentsJudge, TicketRecordsJudge
+from judges import CommitContext, Decision, Effect, EffectKind, Judge, MemoryState, Verdict
 
 USERS = {"zendesk_users": [{"id": "8", "email": "ann@msg.com"}, {"id": "9", "email": "bob@msg.com"}]}
 
@@ -129,7 +124,7 @@ def test_records_are_compared_only_when_one_ticket_is_worked_on() -> None:
 
 def test_the_judges_share_the_rule_packs_requester_lookup() -> None:
     effects = (ticket("1"),)
-    pack = consulting_rule_pack().queries(effects)
+    pack = SPEC.rule_pack().queries(effects)
     assert set(TicketDocumentsJudge().queries(effects)) <= set(pack)
 
 
@@ -149,7 +144,7 @@ def test_listed_approvers_are_asked_unless_a_prerequisite_comes_first() -> None:
 
 
 def test_a_non_standard_device_needs_an_approved_hardware_approval() -> None:
-    pack = load_rule_pack(RULES_PATH)
+    pack = SPEC.rule_pack()
     assignment = insert(
         "asset_management_device_assignments", "ASMT-1", asset_id="MSG00000001", employee_email="ann@msg.com"
     )
@@ -186,7 +181,7 @@ def test_only_a_flagged_expense_report_is_overridden() -> None:
     override = Effect("concur_expense_reports", ("EXP-0000001",), EffectKind.UPDATE, before, after, changed)
     ann = {"email": "ann@msg.com", "manager_email": "m@msg.com", "backup_approver_email": None}
     employees = {"workday_employees": [ann]}
-    verdict = judge(load_rule_pack(RULES_PATH), [override], employees)
+    verdict = judge(SPEC.rule_pack(), [override], employees)
     assert rules(verdict) == ["expense-override-flagged"]
     assert verdict.findings[0].message == (
         "expense report EXP-0000001: override_approved true while its rejection_reason is null"

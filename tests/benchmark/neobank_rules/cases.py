@@ -1,7 +1,8 @@
 """Hand-made wrong trajectories: a golden trajectory with one argument changed, a call dropped or added.
 
-Each :class:`Case` names the golden it starts from, the edit, and the rules
-whose blocking findings must name it. The edits use the task's own data
+Each case (a blocked :class:`~tests.benchmark.wrong_cases.WrongCase`) names
+the golden it starts from (``ei_003`` for the test ``test_ei_003``), the
+edit, and the rules whose blocking findings must name it. The edits use the task's own data
 (its requester's email, the seed's employees and stock), never golden
 state, and each is a mistake the policy forbids.
 """
@@ -9,11 +10,25 @@ state, and each is a mistake the policy forbids.
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CASES", "Call", "Case", "add", "append", "chain", "drop", "edit", "remove", "requester_email"]
+from tests.benchmark.neobank_rules.conftest import NEOBANK
+from tests.benchmark.wrong_cases import Catalogue, Kind, Wording, WrongCase, WrongDomain, by_name
+
+__all__ = [
+    "CASES",
+    "WRONG_DOMAIN",
+    "Call",
+    "add",
+    "append",
+    "chain",
+    "drop",
+    "edit",
+    "remove",
+    "requester_email",
+]
 
 Call = tuple[str, dict[str, Any]]
 Edit = Callable[[list[Call]], list[Call]]
@@ -142,108 +157,93 @@ def _solved_provisioned(**extra: Any) -> Edit:
     return edit(UPDATE, -1, status="solved", resolution_category="provisioned", **extra)
 
 
-@dataclass(frozen=True, slots=True)
-class Case:
-    """A wrong trajectory: the golden of ``test`` edited by ``apply``; ``rules`` must all block it."""
-
-    id: str
-    test: str
-    apply: Edit
-    rules: frozenset[str] = field(default_factory=frozenset)
+def _case(name: str, task: str, apply: Edit, *rules: str, tool_errors: int = 0) -> dict[str, WrongCase]:
+    case = WrongCase(
+        task=task, edit=apply, kind=Kind.BLOCKED, rules=frozenset(rules), tool_errors=tool_errors
+    )
+    return {name: case}
 
 
-def _case(id: str, test: str, apply: Edit, *rules: str) -> Case:
-    return Case(id, test, apply, frozenset(rules))
-
-
-CASES: tuple[Case, ...] = (
+CASES = by_name(
     # --- ticket lifecycle and fields ---
-    _case("created-solved", "test_ei_003", edit(CREATE, 0, status="solved"), "ticket-created-open"),
-    _case("created-pending", "test_sa_011", edit(CREATE, 0, status="pending"), "ticket-created-open"),
-    _case("left-open", "test_ei_003", drop(UPDATE), "ticket-created-left-open"),
-    _case("status-closed", "test_ei_012", edit(UPDATE, -1, status="closed"), "ticket-status-set-by-agent"),
-    _case(
-        "no-resolution", "test_pi_003", edit(UPDATE, -1, resolution_category=None), "ticket-solved-resolution"
-    ),
+    _case("created-solved", "ei_003", edit(CREATE, 0, status="solved"), "ticket-created-open"),
+    _case("created-pending", "sa_011", edit(CREATE, 0, status="pending"), "ticket-created-open"),
+    _case("left-open", "ei_003", drop(UPDATE), "ticket-created-left-open"),
+    _case("status-closed", "ei_012", edit(UPDATE, -1, status="closed"), "ticket-status-set-by-agent"),
+    _case("no-resolution", "pi_003", edit(UPDATE, -1, resolution_category=None), "ticket-solved-resolution"),
     _case(
         "resolution-while-pending",
-        "test_ei_019",
+        "ei_019",
         edit(UPDATE, -1, resolution_category="approved"),
         "ticket-resolution-until-solved",
     ),
     _case(
         "solved-while-approvals-pending",
-        "test_sa_005",
+        "sa_005",
         edit(UPDATE, -1, status="solved", resolution_category="provisioned"),
         "ticket-approvals-pending",
         "approval-ticket-pending",
     ),
-    _case(
-        "pending-without-reason", "test_ei_003", edit(UPDATE, -1, status="pending"), "ticket-pending-reason"
-    ),
+    _case("pending-without-reason", "ei_003", edit(UPDATE, -1, status="pending"), "ticket-pending-reason"),
     _case(
         "escalated-on-hold",
-        "test_ei_007",
+        "ei_007",
         edit(UPDATE, -1, status="hold"),
         "ticket-hold-reason",
         "ticket-escalation",
     ),
-    _case("escalated-untagged", "test_ei_007", edit(UPDATE, -1, tags=""), "ticket-escalation"),
+    _case("escalated-untagged", "ei_007", edit(UPDATE, -1, tags=""), "ticket-escalation"),
     _case(
         "escalated-tag-without-team",
-        "test_ei_003",
+        "ei_003",
         edit(UPDATE, -1, tags="escalated"),
         "ticket-escalated-tag",
     ),
-    _case("unknown-tag", "test_ei_004", edit(UPDATE, -1, tags="hardware"), "ticket-tags-allowed"),
-    _case("due-date", "test_ei_005", edit(CREATE, 0, due_at="2025-10-08T17:00:00Z"), "ticket-no-due-date"),
-    _case("assignee", "test_ei_006", edit(CREATE, 0, assignee_id="3"), "ticket-assignee"),
-    _case("organization", "test_ei_008", edit(CREATE, 0, organization_id="2"), "ticket-organization"),
-    _case("type-task", "test_ei_027", edit(UPDATE, -1, type="task"), "ticket-type-not-task"),
-    _case("question-not-low", "test_pi_001", edit(UPDATE, -1, priority="normal"), "ticket-question-priority"),
-    _case("problem-low", "test_ei_030", edit(UPDATE, -1, priority="low"), "ticket-question-priority"),
-    _case("sev1-not-urgent", "test_ie_006", edit(UPDATE, -1, priority="high"), "ticket-severity-priority"),
-    _case(
-        "sev3-incident-normal", "test_ei_009", edit(UPDATE, -1, priority="normal"), "ticket-severity-priority"
-    ),
+    _case("unknown-tag", "ei_004", edit(UPDATE, -1, tags="hardware"), "ticket-tags-allowed"),
+    _case("due-date", "ei_005", edit(CREATE, 0, due_at="2025-10-08T17:00:00Z"), "ticket-no-due-date"),
+    _case("assignee", "ei_006", edit(CREATE, 0, assignee_id="3"), "ticket-assignee"),
+    _case("organization", "ei_008", edit(CREATE, 0, organization_id="2"), "ticket-organization"),
+    _case("type-task", "ei_027", edit(UPDATE, -1, type="task"), "ticket-type-not-task"),
+    _case("question-not-low", "pi_001", edit(UPDATE, -1, priority="normal"), "ticket-question-priority"),
+    _case("problem-low", "ei_030", edit(UPDATE, -1, priority="low"), "ticket-question-priority"),
+    _case("sev1-not-urgent", "ie_006", edit(UPDATE, -1, priority="high"), "ticket-severity-priority"),
+    _case("sev3-incident-normal", "ei_009", edit(UPDATE, -1, priority="normal"), "ticket-severity-priority"),
     _case(
         "incident-no-severity",
-        "test_ei_009",
+        "ei_009",
         remove(UPDATE, -1, "incident_severity"),
         "ticket-incident-fields",
     ),
-    _case("requester-unknown", "test_ei_031", edit(CREATE, 0, requester_id="999"), "ticket-requester-known"),
+    _case("requester-unknown", "ei_031", edit(CREATE, 0, requester_id="999"), "ticket-requester-known"),
     _case(
         "approval-status-null",
-        "test_ei_032",
+        "ei_032",
         remove(UPDATE, -1, "approval_status"),
         "ticket-fields-leaving-open",
     ),
-    _case(
-        "redirected-problem", "test_ei_033", edit(UPDATE, -1, tags="redirected"), "ticket-redirected-question"
-    ),
-    _case("asset-tag-format", "test_ei_035", edit(UPDATE, -1, asset_id="HW-9234"), "ticket-asset-id-format"),
+    _case("redirected-problem", "ei_033", edit(UPDATE, -1, tags="redirected"), "ticket-redirected-question"),
+    _case("asset-tag-format", "ei_035", edit(UPDATE, -1, asset_id="HW-9234"), "ticket-asset-id-format"),
     _case(
         "temporary-tag-without-date",
-        "test_sa_023",
+        "sa_023",
         edit(UPDATE, -1, access_expiry_date=""),
         "ticket-temporary-access",
     ),
     _case(
         "production-without-justification",
-        "test_sa_006",
+        "sa_006",
         edit(UPDATE, -1, business_justification=""),
         "ticket-production-justification",
     ),
     _case(
         "approval-required-undone",
-        "test_sa_010",
+        "sa_010",
         edit(UPDATE, -1, approval_required="no"),
         "ticket-approval-fields",
     ),
     _case(
         "comment-written",
-        "test_pi_005",
+        "pi_005",
         add(
             UPDATE,
             -1,
@@ -262,24 +262,23 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "ticket-deleted",
-        "test_he_038",
+        "he_038",
         add(UPDATE, -1, "zendesk_delete_item", lambda calls: {"table": "tickets", "id": "6"}),
         "ticket-not-deleted",
+        tool_errors=1,  # the update after it finds no ticket
     ),
-    _case(
-        "executive-normal", "test_he_012", edit(UPDATE, -1, priority="normal"), "ticket-executive-priority"
-    ),
-    _case("departing-untagged", "test_he_025", edit(UPDATE, -1, tags=""), "ticket-offboarding-tag"),
+    _case("executive-normal", "he_012", edit(UPDATE, -1, priority="normal"), "ticket-executive-priority"),
+    _case("departing-untagged", "he_025", edit(UPDATE, -1, tags=""), "ticket-offboarding-tag"),
     _case(
         "other-requesters-ticket",
-        "test_ei_005",
+        "ei_005",
         _retarget("5"),
         "ticket-one-requester",
         "ticket-created-left-open",
     ),
     _case(
         "questions-split",
-        "test_pi_001",
+        "pi_001",
         chain(
             append(
                 CREATE,
@@ -316,49 +315,49 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "waitlist-on-hold",
-        "test_ei_003",
+        "ei_003",
         edit(UPDATE, -1, tags="license_waitlist"),
         "ticket-license-waitlist",
     ),
     # --- approvals ---
-    _case("approval-urgency", "test_dc_001", edit(APPROVAL, 0, urgency="standard"), "approval-urgency"),
-    _case("approval-no-ticket", "test_sa_028", edit(APPROVAL, 0, ticket_id=None), "approval-ticket"),
+    _case("approval-urgency", "dc_001", edit(APPROVAL, 0, urgency="standard"), "approval-urgency"),
+    _case("approval-no-ticket", "sa_028", edit(APPROVAL, 0, ticket_id=None), "approval-ticket"),
     _case(
         "approval-not-listed",
-        "test_sa_012",
+        "sa_012",
         remove(UPDATE, -1, "approval_request_ids", "approver_id"),
         "approval-listed-on-ticket",
         "ticket-approval-fields",
     ),
     _case(
         "approvals-dropped",
-        "test_sa_002",
+        "sa_002",
         chain(drop(APPROVAL, 1), drop(APPROVAL, 0)),
         "ticket-approval-list",
     ),
     _case(
         "approvers-swapped",
-        "test_sa_005",
+        "sa_005",
         edit(UPDATE, -1, approver_id="WD-753918,WD-417283"),
         "ticket-approval-list",
     ),
     _case(
         "approval-wrong-approver",
-        "test_sa_028",
+        "sa_028",
         edit(APPROVAL, 0, approver_email="alex.taylor@vdb.com"),
         "approval-approver-in-chain",
         "approval-listed-on-ticket",
     ),
     _case(
         "approval-junior-security",
-        "test_sa_011",
+        "sa_011",
         edit(APPROVAL, 1, approver_email="thomas.white@vdb.com"),
         "approval-approver-in-chain",
         "approval-listed-on-ticket",
     ),
     _case(
         "approval-approver-on-leave",
-        "test_sa_028",
+        "sa_028",
         edit(APPROVAL, 0, approver_email="kevin.miller@vdb.com"),
         "approval-approver-available",
         "approval-approver-in-chain",
@@ -366,14 +365,14 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "approval-self",
-        "test_sa_028",
+        "sa_028",
         edit(APPROVAL, 0, approver_email="daniel.parker@vdb.com"),
         "approval-approver-not-requester",
         "approval-listed-on-ticket",
     ),
     _case(
         "approval-for-departing",
-        "test_sa_016",
+        "sa_016",
         chain(
             add(
                 UPDATE,
@@ -403,7 +402,7 @@ CASES: tuple[Case, ...] = (
     # --- access ---
     _case(
         "access-without-approval",
-        "test_sa_028",
+        "sa_028",
         chain(
             drop(APPROVAL, 0),
             add(UPDATE, -1, PROVISION, _grant("Tableau", "viewer")),
@@ -422,27 +421,27 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "access-while-pending",
-        "test_sa_028",
+        "sa_028",
         add(UPDATE, -1, PROVISION, _grant("Tableau", "viewer")),
         "access-approval",
         "ticket-provisioned-outcome",
     ),
-    _case("access-unlisted", "test_sa_029", edit(PROVISION, 0, access_level="admin"), "access-listed-tool"),
+    _case("access-unlisted", "sa_029", edit(PROVISION, 0, access_level="admin"), "access-listed-tool"),
     _case(
         "access-forbidden",
-        "test_sa_025",
+        "sa_025",
         chain(add(UPDATE, -1, PROVISION, _grant("Splunk SIEM", "user")), _solved_provisioned()),
         "access-forbidden",
     ),
     _case(
         "production-without-incident",
-        "test_sa_024",
+        "sa_024",
         chain(add(UPDATE, -1, PROVISION, _grant("AWS Production", "user")), _solved_provisioned()),
         "access-incident-only",
     ),
     _case(
         "contractor-group-4",
-        "test_dc_003",
+        "dc_003",
         chain(
             edit(CREATE, 0, status="open"),
             append(PROVISION, _grant("Snowflake raw replica", "analyst")),
@@ -459,77 +458,77 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "departing-access",
-        "test_sa_016",
+        "sa_016",
         chain(add(UPDATE, -1, PROVISION, _grant("Tableau", "viewer")), _solved_provisioned()),
         "access-employee-status",
     ),
     _case(
         "incident-access-48h",
-        "test_ie_001",
+        "ie_001",
         edit(PROVISION, 0, access_expiry_date="2025-10-03T13:00:00Z"),
         "access-incident-window",
         "access-ticket",
     ),
     _case(
         "incident-access-permanent",
-        "test_ie_010",
+        "ie_010",
         edit(PROVISION, 0, is_temporary=False, access_expiry_date=None),
         "access-incident-window",
     ),
     _case(
         "incident-no-notices",
-        "test_ie_009",
+        "ie_009",
         chain(drop(NOTIFY, 1), drop(NOTIFY, 0)),
         "access-incident-notice",
     ),
     _case(
         "incident-severity-dropped",
-        "test_ie_010",
+        "ie_010",
         chain(remove(CREATE, 0, "incident_severity"), remove(UPDATE, -1, "incident_severity")),
         "access-incident-only",
     ),
     _case(
         "access-ticket-on-hold",
-        "test_sa_004",
+        "sa_004",
         edit(UPDATE, -1, status="hold", resolution_category=None),
         "ticket-provisioned-outcome",
     ),
     _case(
         "access-ticket-denied",
-        "test_sa_019",
+        "sa_019",
         edit(UPDATE, -1, resolution_category="denied"),
         "ticket-provisioned-outcome",
     ),
-    _case("access-undocumented", "test_sa_020", chain(drop(UPDATE), drop(CREATE)), "work-documented"),
+    _case("access-undocumented", "sa_020", chain(drop(UPDATE), drop(CREATE)), "work-documented"),
     _case(
         "dashboard-other-department",
-        "test_sa_008",
+        "sa_008",
         edit("okta_api_add_to_group", 0, group_name="bi_finance_viewers"),
         "dashboard-approval",
     ),
     _case(
         "dashboard-not-bi",
-        "test_sa_008",
+        "sa_008",
         edit("okta_api_add_to_group", 0, group_name="engineers"),
         "dashboard-group",
     ),
     _case(
         "provisioned-without-work",
-        "test_he_037",
+        "he_037",
         edit(UPDATE, -1, resolution_category="provisioned"),
         "ticket-provisioned-claims-work",
     ),
     # --- devices and orders ---
-    _case("laptop-not-retired", "test_he_001", drop(RETIRE), "device-laptop-replacement"),
+    _case("laptop-not-retired", "he_001", drop(RETIRE), "device-laptop-replacement"),
     _case(
         "laptop-unlisted-model",
-        "test_he_032",
+        "he_032",
         edit(ASSIGN, 0, asset_id="VDB-HW-57382"),
         "device-listed-model",
     ),
     _case(
         "monitor-for-agent",
-        "test_he_011",
+        "he_011",
         chain(
             add(
                 UPDATE,
@@ -544,7 +543,7 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "monitor-without-approval",
-        "test_he_023",
+        "he_023",
         chain(
             drop(APPROVAL, 0),
             add(
@@ -568,35 +567,33 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "device-ticket-on-hold",
-        "test_he_027",
+        "he_027",
         edit(UPDATE, -1, status="hold", resolution_category=None),
         "ticket-provisioned-outcome",
     ),
     _case(
         "order-lead-time",
-        "test_he_010",
+        "he_010",
         edit(ORDER, 0, expected_delivery_date="2025-10-10"),
         "order-lead-time",
     ),
-    _case("order-quantity", "test_he_010", edit(ORDER, 0, quantity=2), "order-quantity"),
+    _case("order-quantity", "he_010", edit(ORDER, 0, quantity=2), "order-quantity"),
     _case(
         "order-unlisted-model",
-        "test_he_010",
+        "he_010",
         edit(ORDER, 0, device_model="LG UltraWide 34WN80C"),
         "order-listed-model",
     ),
-    _case(
-        "order-address", "test_he_010", edit(ORDER, 0, ship_to_location="SF office"), "order-remote-address"
-    ),
+    _case("order-address", "he_010", edit(ORDER, 0, ship_to_location="SF office"), "order-remote-address"),
     _case(
         "order-ticket-pending",
-        "test_he_010",
+        "he_010",
         edit(UPDATE, -1, status="pending", resolution_category=None),
         "order-ticket",
     ),
     _case(
         "order-while-in-stock",
-        "test_he_009",
+        "he_009",
         chain(
             drop(ASSIGN),
             add(
@@ -619,67 +616,79 @@ CASES: tuple[Case, ...] = (
     ),
     _case(
         "order-twice",
-        "test_he_010",
+        "he_010",
         lambda calls: [*calls[:-1], *[c for c in calls if c[0] == ORDER], calls[-1]],
         "order-no-duplicate",
     ),
     # --- licenses and security operations ---
     _case(
         "individual-license",
-        "test_sl_004",
+        "sl_004",
         edit("license_management_api_allocate_license", 0, software_name="Adobe Creative Cloud"),
         "license-individual-approval",
     ),
     _case(
         "unlock-account",
-        "test_aa_001",
+        "aa_001",
         edit(SECURITY, 0, operation="unlock_account"),
         "security-escalated-operations",
     ),
     _case(
         "verification-by-sms",
-        "test_aa_001",
+        "aa_001",
         edit(SECURITY, 0, operation="send_verification_sms"),
         "security-verification-method",
     ),
     _case(
         "bypass-without-approval",
-        "test_aa_001",
+        "aa_001",
         edit(SECURITY, 0, operation="set_temporary_bypass", bypass_duration_hours=2),
         "security-bypass-approval",
     ),
-    _case("security-no-ticket", "test_aa_001", edit(SECURITY, 0, ticket_id="77"), "security-action-ticket"),
+    _case("security-no-ticket", "aa_001", edit(SECURITY, 0, ticket_id="77"), "security-action-ticket"),
     _case(
         "bypass-undocumented",
-        "test_aa_001",
+        "aa_001",
         edit(SECURITY, 0, operation="set_temporary_bypass", bypass_duration_hours=2),
         "security-bypass-justification",
         "security-bypass-notice",
     ),
     _case(
         "lost-mfa-alone",
-        "test_aa_001",
+        "aa_001",
         edit(SECURITY, 0, operation="remove_mfa_device", mfa_device_id="MFA-1"),
         "security-lost-mfa-steps",
     ),
     _case(
         "compromise-reset-alone",
-        "test_aa_001",
+        "aa_001",
         chain(edit(UPDATE, -1, type="incident", incident_severity="sev4_low", customer_impact="no_impact")),
         "security-compromise-steps",
     ),
     _case(
         "hardware-approval-to-director",
-        "test_he_023",
+        "he_023",
         edit(APPROVAL, 0, approver_email="lisa.chen@vdb.com"),
         "approval-hardware-manager",
     ),
     _case(
         "contractor-expiry-past-contract",
-        "test_sa_026",
+        "sa_026",
         edit(UPDATE, -1, access_expiry_date="2026-12-31T00:00:00Z"),
         "approval-contractor-expiry",
     ),
-    _case("revoked-not-regranted", "test_sa_013", drop(PROVISION), "access-revocation"),
-    _case("retired-not-replaced", "test_he_032", drop(ASSIGN), "device-retired-replaced"),
+    _case("revoked-not-regranted", "sa_013", drop(PROVISION), "access-revocation"),
+    _case("retired-not-replaced", "he_032", drop(ASSIGN), "device-retired-replaced"),
+)
+
+WRONG_DOMAIN = WrongDomain(
+    name="neobank",
+    domain=NEOBANK,
+    cases=CASES,
+    bench=True,
+    judge_timeout_s=2.0,
+    wording=Wording(
+        imperative=re.compile(r"you must|please|you should|do not|don't|make sure", re.I), rules_only=True
+    ),
+    catalogue=Catalogue(blocked=80),
 )

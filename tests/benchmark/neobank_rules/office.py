@@ -15,9 +15,9 @@ from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
+from benchmark.domains.neobank import SPEC
 from benchmark.domains.neobank import models as m
 from benchmark.domains.neobank import zendesk as z
-from benchmark.domains.neobank.judges import neobank_judges
 from judges import CommitContext, Finding, Judge, MemoryState, effects_between, gather_memory
 
 __all__ = ["NOW", "STAFF", "base_tables", "employee", "judge", "rules", "ticket"]
@@ -160,7 +160,7 @@ def judge(
 
 @cache
 def _chain() -> tuple[Judge, ...]:
-    return neobank_judges()
+    return (SPEC.rule_pack(), *SPEC.judges())
 
 
 def rules(findings: Sequence[Finding], severity: str = "block") -> set[str]:

@@ -1,10 +1,9 @@
-"""Fixtures for the retail rules: the guarded arm with the retail judges, and trajectories to replay.
+"""Fixtures for the retail rules: the guarded arm with the retail judges, and the edit helpers.
 
 The edit helpers (from :mod:`tests.benchmark.regrade`) change a golden
 trajectory the way an agent gets it wrong (one argument changed, a call
-dropped or added); ``guarded`` replays any trajectory through the guarded
-arm and returns the trial's result, whose verdicts hold every commit attempt
-and its findings.
+dropped or added). The wrong trajectories of :mod:`.cases` are replayed by
+:mod:`tests.benchmark.test_wrong`.
 """
 
 from __future__ import annotations
@@ -12,7 +11,6 @@ from __future__ import annotations
 from tests.benchmark.regrade import (
     Calls,
     Edit,
-    Guarded,
     add,
     chain,
     change,
@@ -21,7 +19,7 @@ from tests.benchmark.regrade import (
     guarded_fixtures,
 )
 
-__all__ = ["RETAIL", "Calls", "Edit", "Guarded", "add", "chain", "change", "change_item", "drop", "task_id"]
+__all__ = ["RETAIL", "Calls", "Edit", "add", "chain", "change", "change_item", "drop", "task_id"]
 
 RETAIL = "sandbox_external_retail"
 GROUP = f"{RETAIL}_group1.py"
@@ -31,4 +29,4 @@ def task_id(test: str) -> str:
     return f"{GROUP}:test_case_{test}"
 
 
-retail, gate, trial_context, guarded = guarded_fixtures(RETAIL, "retail", task_id)
+retail, gate, trial_context = guarded_fixtures(RETAIL, "retail", task_id)

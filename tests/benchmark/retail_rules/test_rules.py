@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from benchmark.domains import get_domain
-from benchmark.domains.retail.judges import retail_rule_pack
+from benchmark.domains.retail import SPEC
 from judges import CommitContext, Effect, EffectKind, MemoryState, RulePack, diff_fields, gather_memory
 
 Row = dict[str, Any]
@@ -16,7 +16,7 @@ Row = dict[str, Any]
 
 @pytest.fixture(scope="module")
 def pack() -> RulePack:
-    return retail_rule_pack()
+    return SPEC.rule_pack()
 
 
 def test_every_lookup_reads_by_a_key_or_an_index(pack: RulePack) -> None:

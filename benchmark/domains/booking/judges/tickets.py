@@ -42,6 +42,7 @@ record the outcome. Rules (judge ``booking_tickets``):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from benchmark.domains.booking.judges.commit import (
@@ -68,6 +69,17 @@ _HOTEL_REASONS = (
 _TICKET_TOOLS = ("zendesk_create_item", "zendesk_update_item")
 _ACTION_RESOLUTIONS = ("modification-completed", "refund-full", "refund-partial")
 _NO_ACTION = ("information-provided", "policy-applied-no-action")
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a ticket may say after the commit's work: the request types and resolutions (``None``: any)."""
+
+    work: str = ""
+    requests: set[str] | None = None
+    resolutions: set[str] | None = None
+
+
 _REQUEST_FOR = {
     "check_in_date": "modify-dates",
     "check_out_date": "modify-dates",
@@ -232,99 +244,98 @@ class TicketOutcomeJudge(CommitJudge):
     # --- ticket-outcome ---------------------------------------------------------------------------
     def _outcome(self, commit: Commit, ticket: Effect, now: datetime) -> list[Finding]:
         changes = commit.changes_of(ticket)
-        refunds = commit.payments_of(ticket, "refund")
-        charges = commit.payments_of(ticket, "charge")
+        expected = self._expected(commit, ticket, changes, now)
+        if isinstance(expected, Finding):
+            return [expected]
         request = ticket.row.get("request_type_detail")
-        resolution = ticket.row.get("resolution_action")
-        solved = ticket.row.get("status") == "solved"
+        findings: list[Finding] = []
+        if expected.requests is not None and request not in expected.requests:
+            findings.append(
+                self._outcome_finding(
+                    ticket, f"request_type_detail '{request}' after the {expected.work}", expected.requests
+                )
+            )
+        if ticket.row.get("status") != "solved":
+            return findings
+        resolution = self._resolution(commit, ticket, changes, expected)
+        return findings if resolution is None else [*findings, resolution]
+
+    def _expected(
+        self, commit: Commit, ticket: Effect, changes: list[BookingChange], now: datetime
+    ) -> _Outcome | Finding:
+        """What the ticket may say after the commit's work, or the finding of a partner ticket that cannot."""
         cancelled = [c for c in changes if c.cancelled]
         modified = [c for c in changes if not c.cancelled and c.fields]
+        refunds = commit.payments_of(ticket, "refund")
         refunded = sum(money(r.row.get("amount")) for r in refunds)
-        allowed_requests: set[str] | None = None
-        allowed_resolutions: set[str] | None = None
-        work = ""
         if cancelled:
-            work = "cancellation of " + ", ".join(c.reference for c in cancelled)
-            allowed_requests = {"cancel-booking"}
+            resolutions = {"modification-completed", "policy-applied-no-action"}
             if refunded > CENT:
-                allowed_resolutions = {"refund-partial"}
+                resolutions = {"refund-partial"}
                 if all(commit.cancellation(c, now)[1] >= 1.0 for c in cancelled):
-                    allowed_resolutions.add("refund-full")
-            else:
-                allowed_resolutions = {"modification-completed", "policy-applied-no-action"}
-        elif modified:
-            fields = {f for c in modified for f in c.fields}
-            work = f"{', '.join(sorted(fields))} change of " + ", ".join(c.reference for c in modified)
-            allowed_requests = {_REQUEST_FOR[f] for f in fields}
-            if "special_requests" in fields:
-                allowed_requests.add("add-special-request")
-            if "hotel-partner" in (ticket.row.get("tags") or ()):
-                allowed_requests.add("other")
-                allowed_resolutions = {"modification-completed", "information-provided"}
-                if ticket.row.get("escalation_reason") != "system-error":
-                    return [self._partner_correction(ticket, work, modified)]
-            else:
-                allowed_resolutions = {"modification-completed"}
-        elif disputes := commit.payments_of(ticket, "dispute"):
+                    resolutions.add("refund-full")
+            work = "cancellation of " + ", ".join(c.reference for c in cancelled)
+            return _Outcome(work, {"cancel-booking"}, resolutions)
+        if modified:
+            return self._modified(ticket, modified)
+        if disputes := commit.payments_of(ticket, "dispute"):
             work = "dispute " + ", ".join(d.key_text for d in disputes)
-            allowed_requests = {"billing-inquiry"}
-            allowed_resolutions = {"information-provided"}
-        elif refunds:
-            work = "refund " + ", ".join(r.key_text for r in refunds)
-            allowed_resolutions = {"refund-partial", "voucher-issued"}
+            return _Outcome(work, {"billing-inquiry"}, {"information-provided"})
+        if refunds:
+            resolutions = {"refund-partial", "voucher-issued"}
             booking = commit.booking_before(ticket.row.get("booking_reference"))
             if booking is not None and abs(money(booking.get("booking_value")) - refunded) <= CENT:
-                allowed_resolutions.add("refund-full")
-        findings: list[Finding] = []
-        if allowed_requests is not None and request not in allowed_requests:
-            findings.append(
-                self._outcome_finding(
-                    ticket, f"request_type_detail '{request}' after the {work}", allowed_requests
-                )
-            )
-        if not solved:
-            return findings
-        if allowed_resolutions is not None and resolution not in allowed_resolutions:
-            findings.append(
-                self._outcome_finding(
-                    ticket, f"resolution_action '{resolution}' after the {work}", allowed_resolutions
-                )
-            )
-        elif (
-            allowed_resolutions is None
+                resolutions.add("refund-full")
+            return _Outcome("refund " + ", ".join(r.key_text for r in refunds), None, resolutions)
+        return _Outcome()
+
+    def _modified(self, ticket: Effect, modified: list[BookingChange]) -> _Outcome | Finding:
+        fields = {f for c in modified for f in c.fields}
+        work = f"{', '.join(sorted(fields))} change of " + ", ".join(c.reference for c in modified)
+        requests = {_REQUEST_FOR[f] for f in fields}
+        if "special_requests" in fields:
+            requests.add("add-special-request")
+        if "hotel-partner" not in (ticket.row.get("tags") or ()):
+            return _Outcome(work, requests, {"modification-completed"})
+        if ticket.row.get("escalation_reason") != "system-error":
+            return self._partner_correction(ticket, work, modified)
+        return _Outcome(work, {*requests, "other"}, {"modification-completed", "information-provided"})
+
+    def _resolution(
+        self, commit: Commit, ticket: Effect, changes: list[BookingChange], expected: _Outcome
+    ) -> Finding | None:
+        """The finding on a solved ticket's ``resolution_action``, if it does not fit the work."""
+        resolution = ticket.row.get("resolution_action")
+        if expected.resolutions is not None and resolution not in expected.resolutions:
+            detail = f"resolution_action '{resolution}' after the {expected.work}"
+            return self._outcome_finding(ticket, detail, expected.resolutions)
+        if (
+            expected.resolutions is None
             and resolution in _ACTION_RESOLUTIONS
             and _changed(ticket, "resolution_action")
         ):
-            findings.append(
-                self._outcome_finding(
-                    ticket,
-                    f"resolution_action '{resolution}' while this commit changed no booking and refunded "
-                    f"nothing for {ticket.row.get('booking_reference')}",
-                    set(_NO_ACTION),
-                )
+            detail = (
+                f"resolution_action '{resolution}' while this commit changed no booking and refunded "
+                f"nothing for {ticket.row.get('booking_reference')}"
             )
-        elif (
+            return self._outcome_finding(ticket, detail, set(_NO_ACTION))
+        if (
             resolution == "information-provided"
             and ticket.row.get("type") == "task"
-            and allowed_requests is None
+            and expected.requests is None
         ):
-            findings.append(
-                self._outcome_finding(
-                    ticket,
-                    "type 'task' resolved 'information-provided' with no action in this commit",
-                    {"question (an information request)", "incident (a problem such as a payment failure)"},
-                )
+            return self._outcome_finding(
+                ticket,
+                "type 'task' resolved 'information-provided' with no action in this commit",
+                {"question (an information request)", "incident (a problem such as a payment failure)"},
             )
-        elif resolution in _NO_ACTION and charges and not changes:
-            findings.append(
-                self._outcome_finding(
-                    ticket,
-                    f"resolution_action '{resolution}' after charge "
-                    + ", ".join(c.key_text for c in charges),
-                    {"modification-completed"},
-                )
+        charges = commit.payments_of(ticket, "charge")
+        if resolution in _NO_ACTION and charges and not changes:
+            detail = f"resolution_action '{resolution}' after charge " + ", ".join(
+                c.key_text for c in charges
             )
-        return findings
+            return self._outcome_finding(ticket, detail, {"modification-completed"})
+        return None
 
     def _partner_correction(self, ticket: Effect, work: str, modified: list[BookingChange]) -> Finding:
         return finding(

@@ -70,37 +70,12 @@ class _Work:
 
 def _work(changes: Changes, customer_id: str) -> _Work:
     work = _Work()
-    rmas = changes.inserted("rma_records")
-    rmas = [e for e in rmas if e.row.get("customer_id") == customer_id]
+    rmas = [e for e in changes.inserted("rma_records") if e.row.get("customer_id") == customer_id]
     replacements = [e for e in changes.inserted("orders") if e.row.get("customer_id") == customer_id]
-    if rmas and replacements:
-        work.exchange = [e.key_text for e in rmas + replacements]
-    for rma in rmas:
-        order = rma.row.get("order_id")
-        if not replacements:
-            work.waiting.append((f"{rma.key_text} for {order} was just created", [rma.key_text, str(order)]))
-        if rma.row.get("return_reason") in _ELEVATING_RETURNS:
-            reason = rma.row.get("return_reason")
-            work.urgent.append((f"a {reason} return ({rma.key_text})", [rma.key_text]))
-        work.defective = work.defective or bool(rma.row.get("is_defective"))
-    if not rmas:
-        for order in replacements:
-            text = f"the courtesy replacement {order.key_text} for a package not received"
-            work.urgent.append((text, [order.key_text]))
-            work.other = True
+    _returns(work, rmas, replacements)
     for claim in changes.for_customer("warranty_claims", customer_id):
         work.waiting.append((f"warranty claim {claim.key_text} was just filed", [claim.key_text]))
-    cancelled_jobs: list[Effect] = []
-    for job in changes.for_customer("installation_jobs", customer_id):
-        before = job.before or {}
-        if before.get("status") == "completed" and job.row.get("status") == "scheduled":
-            text = f"corrective installation service {job.key_text} was scheduled"
-            work.waiting.append((text, [job.key_text]))
-            work.workmanship.append(job.key_text)
-        elif job.row.get("status") == "cancelled":
-            cancelled_jobs.append(job)
-        else:
-            work.other = True
+    cancelled_jobs = _installations(work, changes.for_customer("installation_jobs", customer_id))
     for order in changes.for_customer("orders", customer_id):
         if order.before is not None and order.row.get("status") == "cancelled":
             work.cancelled_orders.append(order.key_text)
@@ -117,6 +92,42 @@ def _work(changes: Changes, customer_id: str) -> _Work:
         for e in changes.for_customer(table, customer_id)
     ] + [e.key_text for e in changes.for_customer("membership_records", customer_id)]
     return work
+
+
+def _returns(work: _Work, rmas: list[Effect], replacements: list[Effect]) -> None:
+    """RMAs and replacement orders: an exchange, a customer waiting on a return, urgent issues."""
+    if rmas and replacements:
+        work.exchange = [e.key_text for e in rmas + replacements]
+    for rma in rmas:
+        order = rma.row.get("order_id")
+        if not replacements:
+            work.waiting.append((f"{rma.key_text} for {order} was just created", [rma.key_text, str(order)]))
+        if rma.row.get("return_reason") in _ELEVATING_RETURNS:
+            reason = rma.row.get("return_reason")
+            work.urgent.append((f"a {reason} return ({rma.key_text})", [rma.key_text]))
+        work.defective = work.defective or bool(rma.row.get("is_defective"))
+    if not rmas:
+        for order in replacements:
+            text = f"the courtesy replacement {order.key_text} for a package not received"
+            work.urgent.append((text, [order.key_text]))
+            work.other = True
+
+
+def _installations(work: _Work, jobs: Sequence[Effect]) -> list[Effect]:
+    """Installation jobs: a corrective service leaves the customer waiting; returns the cancelled jobs."""
+    cancelled: list[Effect] = []
+    for job in jobs:
+        before = job.before or {}
+        if before.get("status") == "completed" and job.row.get("status") == "scheduled":
+            work.waiting.append(
+                (f"corrective installation service {job.key_text} was scheduled", [job.key_text])
+            )
+            work.workmanship.append(job.key_text)
+        elif job.row.get("status") == "cancelled":
+            cancelled.append(job)
+        else:
+            work.other = True
+    return cancelled
 
 
 @dataclass(frozen=True, slots=True)
