@@ -51,7 +51,12 @@ bench_app = typer.Typer(
 )
 
 Data = Annotated[
-    Path | None, typer.Option("--data", help="A thinkingbox-data checkout (dataset/, servers/).")
+    Path | None,
+    typer.Option(
+        "--data",
+        help="A thinkingbox-data checkout (dataset/, servers/), or tau-bench's airline folder "
+        "(tasks.json, …).",
+    ),
 ]
 
 
@@ -89,7 +94,9 @@ def bench(
     trials: Annotated[int, typer.Option(min=1, help="Trials per task and arm (k).")] = 1,
     arms: Annotated[str, typer.Option(help="Comma-separated: baseline, guarded.")] = "baseline,guarded",
     agent: Annotated[str, typer.Option(help="replay | simulated | openai")] = "replay",
-    trajectories: Annotated[Path | None, typer.Option(help="Trajectory file for --agent replay.")] = None,
+    trajectories: Annotated[
+        Path | None, typer.Option(help="--agent replay: our JSONL or a tau-bench results file.")
+    ] = None,
     fault_rate: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
     ] = 0.0,
@@ -161,7 +168,9 @@ def parse_bench(
 ) -> tuple[RunSpec, RunOptions]:
     """``guard bench``'s command line as one parsed run: what to run, and how; BenchmarkError if unusable."""
     if data is None:
-        raise BenchmarkError("--data DIR is required: a thinkingbox-data checkout")
+        raise BenchmarkError(
+            "--data DIR is required: a thinkingbox-data checkout or tau-bench's airline folder"
+        )
     if out is None:
         raise BenchmarkError("--out results.jsonl is required (rerun with the same file to resume)")
     if domain is not None and domain not in domain_names():

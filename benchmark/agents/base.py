@@ -68,11 +68,14 @@ class AgentTask:
 
 @dataclass(frozen=True, slots=True)
 class AgentOutcome:
+    """What an agent did: its final message, its usage, and its texts to the user when it keeps them."""
+
     final_message: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     trajectory: str | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
+    messages: tuple[str, ...] = ()
 
 
 class Agent(Protocol):

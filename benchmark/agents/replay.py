@@ -20,11 +20,12 @@ __all__ = ["ReplayAgent", "Script"]
 
 @dataclass(frozen=True, slots=True)
 class Script:
-    """One trajectory to play: its id, its calls and the final message."""
+    """One trajectory to play: its id, its calls, the final message and the agent's texts (if logged)."""
 
     id: str
     calls: tuple[TrajectoryCall, ...]
     final_message: str = ""
+    messages: tuple[str, ...] = ()
 
 
 class ReplayAgent:
@@ -52,7 +53,7 @@ class ReplayAgent:
         scripts: dict[str, list[Script]] = {}
         for trajectory in trajectories:
             scripts.setdefault(trajectory.task, []).append(
-                Script(trajectory.id, tuple(trajectory.calls), trajectory.final_message)
+                Script(trajectory.id, tuple(trajectory.calls), trajectory.final_message, trajectory.messages)
             )
         return cls(scripts)
 
@@ -75,4 +76,6 @@ class ReplayAgent:
             await channel.call(
                 channel.commit_tool, {"summary": script.final_message or f"replayed {script.id}"}
             )
-        return AgentOutcome(final_message=script.final_message, trajectory=script.id)
+        return AgentOutcome(
+            final_message=script.final_message, trajectory=script.id, messages=script.messages
+        )

@@ -23,6 +23,8 @@ from typing import Any
 import yaml
 
 from benchmark.dataset.model import GoldenCall, PolicySource, Provenance, Rubric, Scenario, Task, TaskSet
+from benchmark.dataset.tau_airline import DOMAIN as TAU_DOMAIN
+from benchmark.dataset.tau_airline import is_tau_airline, load_tau_tasks, tau_provenance, tau_scenario
 from benchmark.errors import DatasetError
 
 __all__ = [
@@ -200,23 +202,24 @@ def load_task(data_dir: Path, task_id: str) -> Task:
     return _task_from_raw(domain, raw, file=path, test=match["test"])
 
 
+def _definition(task: Task) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": task.id,
+        "domain": task.domain,
+        "query": task.query,
+        "user_context": task.user_context,
+        "data_patch": task.data_patch,
+        "golden": [{"tool": c.tool, "arguments": c.arguments} for c in task.golden],
+        "rubrics": [r.question for r in task.rubrics],
+    }
+    if task.outputs:  # only tau-bench's tasks have them; other tasks hash as before
+        out["outputs"] = list(task.outputs)
+    return out
+
+
 def task_set_hash(tasks: Iterable[Task]) -> str:
     """SHA-256 over the canonical JSON of the tasks' definitions, order-independent."""
-    payload = sorted(
-        (
-            {
-                "id": t.id,
-                "domain": t.domain,
-                "query": t.query,
-                "user_context": t.user_context,
-                "data_patch": t.data_patch,
-                "golden": [{"tool": c.tool, "arguments": c.arguments} for c in t.golden],
-                "rubrics": [r.question for r in t.rubrics],
-            }
-            for t in tasks
-        ),
-        key=lambda item: str(item["id"]),
-    )
+    payload = sorted((_definition(t) for t in tasks), key=lambda item: str(item["id"]))
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
 
@@ -257,7 +260,15 @@ def load_tasks(
     """The selected tasks: from ``task_ids``, else ``tasks_file``, else the canonical test list.
 
     ``domain`` keeps only that domain's tasks; ``limit`` keeps the first N after that.
+    A tau-bench airline folder holds the airline's tasks (``tau_airline/<i>``), all of them unless named.
     """
+    if is_tau_airline(data_dir):
+        if tasks_file is not None:
+            raise DatasetError("a tasks file lists ThinkingBox tasks; name tau-bench's as tau_airline/<i>")
+        airline = (
+            load_tau_tasks(data_dir, task_ids=task_ids, limit=limit) if domain in (None, TAU_DOMAIN) else ()
+        )
+        return TaskSet(airline, tau_provenance(data_dir), task_set_hash(airline))
     if not (data_dir / "dataset").is_dir():
         raise DatasetError("not a thinkingbox-data checkout (no dataset/ directory)", file=data_dir)
     if task_ids is None:
@@ -279,7 +290,16 @@ def load_tasks(
 
 
 def load_scenario(data_dir: Path, domain: str) -> Scenario:
-    """A domain's scenario: tool names, bot instructions and knowledge-base sources."""
+    """A domain's scenario: tool names, bot instructions and knowledge-base sources.
+
+    A tau-bench airline folder holds the airline's scenario only.
+    """
+    if is_tau_airline(data_dir):
+        if domain != TAU_DOMAIN:
+            raise DatasetError(
+                f"a tau-bench airline folder has no scenario for domain {domain!r}", file=data_dir
+            )
+        return tau_scenario(data_dir)
     path = data_dir / "dataset" / "scenario" / f"{domain}.yaml"
     if not path.is_file():
         raise DatasetError(f"scenario for domain {domain!r} not found", file=path)

@@ -30,7 +30,9 @@ class Task:
 
     ``data_patch`` maps the benchmark's table names to the rows upserted over
     the domain's seed rows. ``golden`` is the trajectory that defines the
-    expected end state.
+    expected end state. ``outputs`` are texts the agent must say (tau-bench's
+    grading: each appears in one of its messages, compared lower-cased with
+    commas removed).
     """
 
     id: str
@@ -42,6 +44,7 @@ class Task:
     data_patch: Mapping[str, list[dict[str, Any]]]
     golden: tuple[GoldenCall, ...]
     rubrics: tuple[Rubric, ...] = ()
+    outputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

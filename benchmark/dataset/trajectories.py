@@ -3,7 +3,12 @@
 One JSON object a line::
 
     {"id": "...", "task": "<file>.py:<test>",
-     "calls": [{"tool": "...", "arguments": {...}}], "final_message": "..."}
+     "calls": [{"tool": "...", "arguments": {...}}], "final_message": "...",
+     "messages": ["...", ...]}
+
+``task`` is a ThinkingBox task (``<file>.py:<test>``) or an indexed one
+(``tau_airline/<i>``). ``messages`` (optional) are the agent's texts to the
+user in order, kept for graders that check what the agent said.
 
 Blank lines are skipped. Every other line must fit exactly (unknown keys are
 refused, so a typo cannot silently drop data); an error names the file and
@@ -36,9 +41,10 @@ class _LineModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     id: str = Field(min_length=1)
-    task: str = Field(pattern=r"^[A-Za-z0-9_.-]+\.py:[A-Za-z_][A-Za-z0-9_]*$")
+    task: str = Field(pattern=r"^(?:[A-Za-z0-9_.-]+\.py:[A-Za-z_][A-Za-z0-9_]*|[a-z_]+/(?:0|[1-9][0-9]*))$")
     calls: list[_CallModel]
     final_message: str = ""
+    messages: list[str] = Field(default_factory=list)
 
     @field_validator("final_message", mode="before")
     @classmethod
@@ -54,12 +60,13 @@ class TrajectoryCall:
 
 @dataclass(frozen=True, slots=True)
 class Trajectory:
-    """A given trajectory for one task: the calls to replay and the reply to grade."""
+    """A given trajectory for one task: the calls to replay, the reply and the agent's texts to grade."""
 
     id: str
     task: str
     calls: tuple[TrajectoryCall, ...]
     final_message: str
+    messages: tuple[str, ...] = ()
 
 
 def _describe(error: ValidationError) -> str:
@@ -89,6 +96,7 @@ def parse_trajectory_line(text: str, *, file: Path | str = "<string>", line: int
         task=parsed.task,
         calls=tuple(TrajectoryCall(c.tool, dict(c.arguments)) for c in parsed.calls),
         final_message=parsed.final_message,
+        messages=tuple(parsed.messages),
     )
 
 

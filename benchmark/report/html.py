@@ -21,9 +21,9 @@ from benchmark.report.charts import bins_chart, curve_chart, domains_chart
 from benchmark.report.document import REPORT_SCHEMA
 from benchmark.report.present import Change, LiftMetric
 
-__all__ = ["render_html"]
+__all__ = ["CSS", "render_html"]
 
-_CSS = """
+CSS = """
 :root { --ink: #1f2933; --muted: #52606d; --line: #d9dee3; --soft: #f5f7fa; }
 * { box-sizing: border-box; }
 body { margin: 0; color: var(--ink); background: #fff;
@@ -75,7 +75,7 @@ def render_html(metrics: Metrics) -> str:
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>guard bench report — {escape(agents)}</title>",
-        f"<style>{_CSS}</style></head><body><main>",
+        f"<style>{CSS}</style></head><body><main>",
         "<h1>guard bench — reliability report</h1>",
         f'<p class="sub">ThinkingBox-Bench · agent <code>{escape(agents)}</code> · {meta.tasks} tasks × '
         f"{meta.trials_per_task} trials per arm · k = {k}</p>",

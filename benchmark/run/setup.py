@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.agents.base import Agent
-from benchmark.dataset import TaskSet, load_scenario, load_tasks, read_trajectories
+from benchmark.dataset import TaskSet, TrajectoryCall, load_scenario, load_tasks
+from benchmark.dataset.agent_logs import read_agent_logs
+from benchmark.dataset.tau_airline import is_tau_airline
 from benchmark.domains import get_domain
 from benchmark.errors import BenchmarkError
 from benchmark.run.trial import TrialContext
@@ -67,17 +69,54 @@ def guard_settings(path: Path | None) -> GuardSettings:
     )
 
 
-def load_task_set(spec: RunSpec) -> TaskSet:
-    tasks = load_tasks(
+def _select(spec: RunSpec) -> TaskSet:
+    """The tasks of the data set ``--data`` points at; a domain asked for must be one of that data set's."""
+    dataset = "tau-bench-airline" if is_tau_airline(spec.data_dir) else "thinkingbox"
+    if spec.domain is not None:
+        wanted = get_domain(spec.domain).dataset
+        if wanted != dataset:
+            found = (
+                "tau-bench's airline folder" if dataset != "thinkingbox" else "not tau-bench's airline folder"
+            )
+            raise BenchmarkError(
+                f"domain {spec.domain!r} needs the {wanted} data set, but {spec.data_dir} is {found}; "
+                "point --data at that data set"
+            )
+    return load_tasks(
         spec.data_dir,
         domain=spec.domain,
         tasks_file=spec.tasks_file,
         task_ids=spec.task_ids,
         limit=spec.limit,
     )
+
+
+def load_task_set(spec: RunSpec) -> TaskSet:
+    """The tasks ``spec`` selects from its data set (a ThinkingBox checkout or tau-bench's airline folder)."""
+    tasks = _select(spec)
     if not tasks.tasks:
         raise BenchmarkError("no tasks selected")
     return tasks
+
+
+def _golden_agent(tasks: TaskSet) -> Agent:
+    """The golden trajectories, replayed; for tasks with required outputs the final message says them."""
+    from benchmark.agents.replay import ReplayAgent, Script
+
+    if not any(task.outputs for task in tasks.tasks):
+        return ReplayAgent.golden(tasks.tasks)
+    return ReplayAgent(
+        {
+            task.id: [
+                Script(
+                    f"golden:{task.id}",
+                    tuple(TrajectoryCall(call.tool, dict(call.arguments)) for call in task.golden),
+                    "; ".join(task.outputs),
+                )
+            ]
+            for task in tasks.tasks
+        }
+    )
 
 
 def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
@@ -85,8 +124,8 @@ def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
         from benchmark.agents.replay import ReplayAgent
 
         if spec.trajectories is None:
-            return ReplayAgent.golden(tasks.tasks)
-        agent = ReplayAgent.from_trajectories(read_trajectories(spec.trajectories))
+            return _golden_agent(tasks)
+        agent = ReplayAgent.from_trajectories(read_agent_logs(spec.trajectories))
         missing = sorted({task.id for task in tasks.tasks} - agent.tasks)
         if missing:
             raise BenchmarkError(

@@ -22,7 +22,7 @@ from benchmark.domains import Domain
 from benchmark.results import FaultCounts, RubricResult, TokenUsage, TrialResult
 from benchmark.run.arms import Arm, open_arm
 from benchmark.run.faults import FaultPlan, faulty_registry
-from benchmark.world import Golden, State, golden, grade, open_world
+from benchmark.world import Golden, State, golden, grade, open_world, outputs_said
 from guard.clock import FixedClock
 from guard.errors import GuardError
 from guard.gate import CommitGate
@@ -95,6 +95,20 @@ async def _rubrics(task: Task, context: TrialContext, message: str) -> list[Rubr
         yes = bool(answer.answer)
         results.append(RubricResult(question=rubric.question, answer="yes" if yes else "no", passed=yes))
     return results
+
+
+def _output_checks(task: Task, outcome: AgentOutcome) -> list[RubricResult]:
+    """tau-bench's output check, one result per required output (none for tasks without outputs).
+
+    The agent's texts are its messages when the outcome has them, and its final message.
+    """
+    if not task.outputs:
+        return []
+    texts = [*getattr(outcome, "messages", ()), outcome.final_message]
+    return [
+        RubricResult(question=f"the agent says {output!r}", answer="yes" if said else "no", passed=said)
+        for output, said in outputs_said(task.outputs, texts)
+    ]
 
 
 async def run_trial(
@@ -211,6 +225,7 @@ async def _graded(
     if context.rubric is not None and any(r.error for r in rubrics):
         problem = next(r.error for r in rubrics if r.error)
         raise RuntimeError(f"the rubric judge could not answer: {problem}")
+    rubrics += _output_checks(task, outcome)
     rubric_ok = all(r.passed is not False for r in rubrics)
     passed = graded.passed and rubric_ok and guard_error is None
     signature = None

@@ -8,12 +8,15 @@ produce a golden state when any golden call fails
 (:class:`~benchmark.errors.GoldenReplayError`).
 
 A trial passes when the canonical hash of its final state equals the golden
-hash; the diff names every differing field, record by record.
+hash (computed row by row, :mod:`benchmark.world.canon_memo`); the diff
+names every differing field, record by record. A task with
+required ``outputs`` (tau-bench's) also needs each of them said in one of
+the agent's messages, as tau-bench checks it (:func:`outputs_said`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -25,9 +28,10 @@ from benchmark.domains import get_domain
 from benchmark.domains.base import Domain
 from benchmark.errors import GoldenReplayError
 from benchmark.world.build import State, open_world
-from judges.canonical import CanonicalState, DiffEntry, canonical_state, diff_states, state_hash
+from benchmark.world.canon_memo import canonical_with_hash
+from judges.canonical import CanonicalState, DiffEntry, diff_states
 
-__all__ = ["Golden", "Grade", "clear_golden_cache", "golden", "grade", "replay"]
+__all__ = ["Golden", "Grade", "clear_golden_cache", "golden", "grade", "outputs_said", "replay"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +110,8 @@ async def golden(task: Task, *, data_dir: Path, url: str | None = None, cache: b
     domain = get_domain(task.domain)
     calls = [(call.tool, call.arguments) for call in task.golden]
     state = await replay(task, calls, data_dir=data_dir, domain=domain, url=url)
-    canonical = canonical_state(state, domain.specs)
-    result = Golden(
-        task=task.id, state=state, canonical=canonical, hash=state_hash(canonical), calls=len(calls)
-    )
+    canonical, digest = canonical_with_hash(domain.name, state, domain.specs)
+    result = Golden(task=task.id, state=state, canonical=canonical, hash=digest, calls=len(calls))
     if cache and url is None:
         _CACHE[key] = result
     return result
@@ -117,10 +119,15 @@ async def golden(task: Task, *, data_dir: Path, url: str | None = None, cache: b
 
 def grade(state: State, expected: Golden, domain: Domain) -> Grade:
     """Compare a final state with the golden one."""
-    canonical = canonical_state(state, domain.specs)
-    result_hash = state_hash(canonical)
+    canonical, result_hash = canonical_with_hash(domain.name, state, domain.specs)
     if result_hash == expected.hash:
         return Grade(True, result_hash, expected.hash)
     return Grade(
         False, result_hash, expected.hash, tuple(diff_states(canonical, expected.canonical, domain.specs))
     )
+
+
+def outputs_said(outputs: Sequence[str], messages: Iterable[str]) -> list[tuple[str, bool]]:
+    """Each required output and whether a message says it: lower-cased, the message's commas removed."""
+    texts = [message.lower().replace(",", "") for message in messages]
+    return [(output, any(output.lower() in text for text in texts)) for output in outputs]

@@ -2,7 +2,11 @@
 
 A data checkout keeps each toolset's seed rows as JSON lists in folders named
 ``initial_data`` somewhere under ``servers/``; :func:`seed_dir` finds the
-folder they all hang from, and a table's ``seed`` path is relative to it.
+folder they all hang from, and a table's ``seed`` path is relative to it (a
+domain that ships its own seed files, not in the checkout, gives absolute
+paths). A domain of tau-bench's airline data set has its seed files at the
+top of that folder, each a JSON object of records keyed by id (a row is its
+record with the key added as the key column when the record lacks it).
 Every row, seeded or patched, goes through its table's row model and is kept
 in stored (JSON) form. Seeds are read once per process and data directory.
 """
@@ -19,7 +23,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from benchmark.dataset.model import Task
-from benchmark.domains.base import Domain, TableDef
+from benchmark.domains.base import DataSet, Domain, TableDef
 from benchmark.errors import DatasetError, WorldError
 
 __all__ = ["patch_rows", "seed_dir", "seed_rows"]
@@ -34,6 +38,10 @@ def _read_seed(path: Path, table: TableDef) -> list[dict[str, Any]]:
         raw = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise DatasetError(f"seed file is not valid JSON: {exc}", file=path) from exc
+    if isinstance(raw, dict) and len(table.key) == 1:
+        raw = [
+            record if table.key[0] in record else {table.key[0]: key, **record} for key, record in raw.items()
+        ]
     if not isinstance(raw, list):
         raise DatasetError("a seed file is a JSON list of rows", file=path)
     rows = []
@@ -61,13 +69,22 @@ def seed_dir(data_dir: Path) -> Path:
     return _seed_dir(data_dir.resolve())
 
 
+def _seed_file(data_dir: Path, seed: str, dataset: DataSet) -> Path:
+    """Where a seed file is: under the data set's seed folder, or where an absolute ``seed`` says."""
+    path = Path(seed)
+    if path.is_absolute():
+        return path
+    return (data_dir if dataset == "tau-bench-airline" else _seed_dir(data_dir)) / path
+
+
 @lru_cache(maxsize=16)
 def _seeds(data_dir: Path, domain: Domain) -> Mapping[str, tuple[dict[str, Any], ...]]:
-    root = _seed_dir(data_dir)
     return {
-        table.name: tuple(_read_seed(root / table.seed, table)) if table.seed else ()
+        table.name: tuple(_read_seed(_seed_file(data_dir, table.seed, domain.dataset), table))
+        if table.seed
+        else ()
         for table in domain.tables
-        if table.hashed
+        if table.hashed or table.seed is not None
     }
 
 

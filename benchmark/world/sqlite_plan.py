@@ -8,6 +8,12 @@ more than running it. So, for SQLite only, the statements are rendered once
 per domain and run as driver SQL, with values encoded and decoded here the
 way SQLAlchemy's column types would (JSON as ``json.dumps`` text, booleans as
 0/1). PostgreSQL takes the ordinary Core path.
+
+A row read back is decoded once per process (and a JSON text parsed once):
+equal stored values give the same (shared) row, so the rows of a dumped
+state are to be read, never changed.
+Most of a world's rows are its seed's, and parsing them again for every
+dump cost more than the rest of a trial in the larger domains.
 """
 
 from __future__ import annotations
@@ -38,8 +44,18 @@ def _json_out(value: Any) -> Any:
     return None if value is None else json.dumps(value)
 
 
+_MAX_ROWS = 1 << 16
+_ROWS: dict[str, dict[tuple[Any, ...], dict[str, Any]]] = {}
+"""A table's select → its rows read back, by their stored values (shared: never change them)."""
+
+
+@lru_cache(maxsize=1 << 17)
+def _parsed(text: str) -> Any:
+    return json.loads(text)
+
+
 def _json_in(value: Any) -> Any:
-    return None if value is None else json.loads(value)
+    return None if value is None else _parsed(value)
 
 
 def _bool_in(value: Any) -> Any:
@@ -113,7 +129,17 @@ class SqlitePlan:
     async def rows(self, conn: AsyncConnection, table: str) -> list[dict[str, Any]]:
         plan = self.tables[table]
         result = await conn.exec_driver_sql(plan.select)
-        return [plan.decode(tuple(values)) for values in result]
+        seen = _ROWS.setdefault(plan.select, {})
+        rows = []
+        for values in result:
+            raw = tuple(values)
+            row = seen.get(raw)
+            if row is None:
+                row = plan.decode(raw)
+                if len(seen) < _MAX_ROWS:
+                    seen[raw] = row
+            rows.append(row)
+        return rows
 
 
 @lru_cache(maxsize=16)

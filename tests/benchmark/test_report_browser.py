@@ -9,13 +9,9 @@ extra); no browser is ever downloaded. Without either the tests skip with the re
 from __future__ import annotations
 
 import base64
-import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-import pytest
 
 from benchmark.metrics import Metrics, compute
 from benchmark.report import render_html
@@ -23,8 +19,6 @@ from tests.benchmark.report.builders import trials
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
-
-CHROMIUM = Path("/usr/bin/chromium")
 
 # 20 flaky tasks become dependable, 6 flaky tasks break, 4 always pass: the guarded arm raises pass^k and
 # the "always" bin, empties "sometimes" (better), and adds to "never" and lowers pass@k (worse).
@@ -91,36 +85,6 @@ def _tone(css: str) -> str:
     return "plain"
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    problem = None
-    if not CHROMIUM.is_file():
-        problem = f"no {CHROMIUM} (Debian package chromium)"
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        problem = problem or "the playwright package is not installed (pip install -e '.[test]')"
-    if problem is not None:
-        if os.environ.get("GUARD_REQUIRE_CHROMIUM") == "1":
-            pytest.fail(
-                f"headless Chromium is required (GUARD_REQUIRE_CHROMIUM=1) but unavailable: {problem}"
-            )
-        pytest.skip(f"headless Chromium unavailable: {problem}")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
-        try:
-            yield launched
-        finally:
-            launched.close()
-
-
-@pytest.fixture
-def artifacts(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("GUARD_TEST_ARTIFACTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
 def _open(browser: Browser, metrics: Metrics, folder: Path, name: str) -> Page:
     page_file = folder / f"{name}.html"
     page_file.write_text(render_html(metrics), encoding="utf-8")
@@ -129,9 +93,9 @@ def _open(browser: Browser, metrics: Metrics, folder: Path, name: str) -> Page:
     return page
 
 
-def test_improvements_are_green_and_regressions_red_in_the_browser(browser: Browser, artifacts: Path) -> None:
+def test_gains_read_green_and_losses_red_in_the_browser(chromium: Browser, artifacts: Path) -> None:
     """Fewer "sometimes", more "always" and higher pass^k read green; more "never", lower pass@k red."""
-    page = _open(browser, compute(trials(LIFTS, agent=AGENT), bootstrap=300), artifacts, "report-lifts")
+    page = _open(chromium, compute(trials(LIFTS, agent=AGENT), bootstrap=300), artifacts, "report-lifts")
     try:
         rows = {label: _tone(colour) for label, colour in page.evaluate(_ROW_COLOURS).items()}
         assert rows["bin: sometimes"] == "green"
@@ -164,9 +128,9 @@ def test_improvements_are_green_and_regressions_red_in_the_browser(browser: Brow
     assert seen["reds"] > 20
 
 
-def test_identical_arms_both_show_in_the_curve_chart(browser: Browser, artifacts: Path) -> None:
+def test_identical_arms_both_show_in_the_curve_chart(chromium: Browser, artifacts: Path) -> None:
     """Equal arms are drawn apart, each with its own marker shape, and the chart says they are identical."""
-    page = _open(browser, compute(trials(SAME), bootstrap=100), artifacts, "report-identical-arms")
+    page = _open(chromium, compute(trials(SAME), bootstrap=100), artifacts, "report-identical-arms")
     try:
         chart = page.locator('svg[aria-label="pass^k against k for each arm, both estimators"]')
         assert "arms identical" in chart.evaluate("(svg) => svg.textContent")

@@ -23,36 +23,26 @@ benchmark's world is frozen at.
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from pathlib import Path
 
 from benchmark.domains.auto_insurance import billing, claims, crm, drivers, lookup, policy, vehicles
 from benchmark.domains.auto_insurance.common import SCENARIO_NOW
 from benchmark.domains.auto_insurance.judges import auto_insurance_judges
-from benchmark.domains.auto_insurance.schema import (
-    DOMAIN_NAME,
-    TABLE_DEFS,
-    documents,
-    metadata,
-    registry,
-    sql,
-)
-from benchmark.domains.base import Domain
-from benchmark.domains.knowledge import register_policy_search
+from benchmark.domains.auto_insurance.schema import TABLES, ZENDESK
+from benchmark.domains.declare import DomainSpec
 
-__all__ = ["DOMAIN"]
+__all__ = ["DOMAIN", "SPEC"]
 
-_SYSTEMS = (billing, claims, crm, drivers, lookup, policy, vehicles)
-
-register_policy_search(registry, "knowledge_base_search_policy", documents)
-
-DOMAIN = Domain(
-    name=DOMAIN_NAME,
-    tables=TABLE_DEFS,
-    registry=registry,
-    metadata=metadata,
-    sql=MappingProxyType(dict(sql)),
+SPEC = DomainSpec(
+    name="sandbox_auto_insurance",
+    tables=TABLES,
+    zendesk=ZENDESK,
+    systems=(billing, claims, crm, policy, drivers, lookup, vehicles),
+    rules=Path(__file__).with_name("rules.yaml"),
+    judges=auto_insurance_judges,
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
-    documents=documents,
-    judges=auto_insurance_judges(),
 )
+"""The auto insurance domain, declared: tables and seeds, Zendesk copy, systems (tool-list order), rules."""
+
+DOMAIN = SPEC.build()

@@ -28,7 +28,8 @@ Judges: the support policy as the guard's commit gate checks it
 
 from __future__ import annotations
 
-from benchmark.domains.base import Domain
+from pathlib import Path
+
 from benchmark.domains.booking import (
     availability,
     bookings,
@@ -41,23 +42,21 @@ from benchmark.domains.booking import (
 )
 from benchmark.domains.booking.common import SCENARIO_NOW
 from benchmark.domains.booking.judges import booking_judges
-from benchmark.domains.booking.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
-from benchmark.domains.knowledge import register_policy_search
+from benchmark.domains.booking.schema import TABLES, ZENDESK
+from benchmark.domains.declare import DomainSpec
 
-__all__ = ["DOMAIN"]
+__all__ = ["DOMAIN", "SPEC"]
 
-_SYSTEMS = (availability, bookings, corporate, crm, groups, hotel_partner, lookup, payments)
-
-register_policy_search(registry, "knowledge_base_search_policy", documents)
-
-DOMAIN = Domain(
-    name=DOMAIN_NAME,
-    tables=TABLE_DEFS,
-    registry=registry,
-    metadata=metadata,
-    sql=sql,
+SPEC = DomainSpec(
+    name="external_booking_v1",
+    tables=TABLES,
+    zendesk=ZENDESK,
+    systems=(availability, bookings, corporate, crm, groups, hotel_partner, lookup, payments),
+    rules=Path(__file__).with_name("rules.yaml"),
+    judges=booking_judges,
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
-    documents=documents,
-    judges=booking_judges(),
 )
+"""The booking domain, declared: tables and seeds, Zendesk copy, systems (in tool-list order), rules."""
+
+DOMAIN = SPEC.build()

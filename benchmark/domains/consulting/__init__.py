@@ -26,9 +26,8 @@ reads the wall clock. ``hardware_procurement_create_order`` writes nothing.
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from pathlib import Path
 
-from benchmark.domains.base import Domain
 from benchmark.domains.consulting import (
     approval,
     assets,
@@ -47,38 +46,36 @@ from benchmark.domains.consulting import (
 )
 from benchmark.domains.consulting.common import SCENARIO_NOW
 from benchmark.domains.consulting.judges import consulting_judges
-from benchmark.domains.consulting.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
-from benchmark.domains.knowledge import register_policy_search
+from benchmark.domains.consulting.schema import TABLES, ZENDESK
+from benchmark.domains.declare import DomainSpec
 
-__all__ = ["DOMAIN"]
+__all__ = ["DOMAIN", "SPEC"]
 
-_SYSTEMS = (
-    approval,
-    assets,
-    background_check,
-    box,
-    catalog,
-    client_access,
-    concur,
-    degreed,
-    licenses,
-    mavenlink,
-    nda,
-    okta,
-    salesforce,
-    workday,
-)
-
-register_policy_search(registry, "knowledge_base_search_policy", documents)
-
-DOMAIN = Domain(
-    name=DOMAIN_NAME,
-    tables=TABLE_DEFS,
-    registry=registry,
-    metadata=metadata,
-    sql=MappingProxyType(dict(sql)),
+SPEC = DomainSpec(
+    name="sandbox_consulting",
+    tables=TABLES,
+    zendesk=ZENDESK,
+    systems=(
+        approval,
+        assets,
+        background_check,
+        box,
+        catalog,
+        client_access,
+        concur,
+        degreed,
+        licenses,
+        mavenlink,
+        nda,
+        okta,
+        salesforce,
+        workday,
+    ),
+    rules=Path(__file__).with_name("rules.yaml"),
+    judges=consulting_judges,
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
-    documents=documents,
-    judges=consulting_judges(),
 )
+"""The consulting domain, declared: tables and seeds, Zendesk copy, systems (in tool-list order), rules."""
+
+DOMAIN = SPEC.build()

@@ -24,10 +24,9 @@ Judges: the support policy as the guard's commit gate checks it
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from pathlib import Path
 
-from benchmark.domains.base import Domain
-from benchmark.domains.knowledge import register_policy_search
+from benchmark.domains.declare import DomainSpec
 from benchmark.domains.neobank import (
     approvals,
     assets,
@@ -40,22 +39,20 @@ from benchmark.domains.neobank import (
 )
 from benchmark.domains.neobank.common import SCENARIO_NOW
 from benchmark.domains.neobank.judges import neobank_judges
-from benchmark.domains.neobank.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
+from benchmark.domains.neobank.schema import TABLES, ZENDESK
 
-__all__ = ["DOMAIN"]
+__all__ = ["DOMAIN", "SPEC"]
 
-_SYSTEMS = (approvals, assets, licenses, notifications, okta, procurement, security, workday)
-
-register_policy_search(registry, "knowledge_base_search_policy", documents)
-
-DOMAIN = Domain(
-    name=DOMAIN_NAME,
-    tables=TABLE_DEFS,
-    registry=registry,
-    metadata=metadata,
-    sql=MappingProxyType(dict(sql)),
+SPEC = DomainSpec(
+    name="sandbox_neobank_support_v1",
+    tables=TABLES,
+    zendesk=ZENDESK,
+    systems=(approvals, assets, licenses, notifications, okta, procurement, security, workday),
+    rules=Path(__file__).with_name("rules.yaml"),
+    judges=neobank_judges,
     scenario_now=SCENARIO_NOW,
     search_tool="knowledge_base_search_policy",
-    documents=documents,
-    judges=neobank_judges(),
 )
+"""The neobank domain, declared: tables and seeds, Zendesk copy, systems (in tool-list order), rules."""
+
+DOMAIN = SPEC.build()

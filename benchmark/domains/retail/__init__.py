@@ -23,29 +23,26 @@ Judges: the support policy as the guard's commit gate checks it
 
 from __future__ import annotations
 
-from types import MappingProxyType
+from pathlib import Path
 
-from benchmark.domains.base import Domain
-from benchmark.domains.knowledge import register_policy_search
+from benchmark.domains.declare import DomainSpec
 from benchmark.domains.retail import catalog, extend, jobber, oms, promo, returns, salesforce, stripe
 from benchmark.domains.retail.common import SCENARIO_NOW
 from benchmark.domains.retail.judges import retail_judges
-from benchmark.domains.retail.schema import DOMAIN_NAME, TABLE_DEFS, documents, metadata, registry, sql
+from benchmark.domains.retail.schema import TABLES, ZENDESK
 
-__all__ = ["DOMAIN"]
+__all__ = ["DOMAIN", "SPEC"]
 
-_SYSTEMS = (catalog, extend, jobber, oms, promo, returns, salesforce, stripe)
-
-register_policy_search(registry, "search_policy", documents)
-
-DOMAIN = Domain(
-    name=DOMAIN_NAME,
-    tables=TABLE_DEFS,
-    registry=registry,
-    metadata=metadata,
-    sql=MappingProxyType(dict(sql)),
+SPEC = DomainSpec(
+    name="sandbox_external_retail",
+    tables=TABLES,
+    zendesk=ZENDESK,
+    systems=(catalog, extend, jobber, oms, promo, returns, salesforce, stripe),
+    rules=Path(__file__).with_name("rules.yaml"),
+    judges=retail_judges,
     scenario_now=SCENARIO_NOW,
     search_tool="search_policy",
-    documents=documents,
-    judges=retail_judges(),
 )
+"""The retail domain, declared: tables and seeds, Zendesk copy, systems (in tool-list order), rules."""
+
+DOMAIN = SPEC.build()

@@ -1,13 +1,14 @@
 """The Zendesk toolset shared by every benchmark domain, configured per domain.
 
-Call :func:`zendesk_toolset` with a :class:`ZendeskVariant`; it returns the
-six Zendesk tables and adds the seven ``zendesk_*`` tools to a registry.
+A domain describes how its copy differs with a :class:`ZendeskVariant` and
+makes the six Zendesk tables in its ``MetaData`` with :func:`zendesk_tables`;
+:func:`zendesk_tools` makes the seven ``zendesk_*`` tools over those tables
+(its declaration does that when the domain is built).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import MetaData
-
+from benchmark.domains.base import envelope_error_text
 from benchmark.domains.zendesk.articles import register_article_search, split_query
 from benchmark.domains.zendesk.crud import register_crud_tools
 from benchmark.domains.zendesk.odata import (
@@ -30,13 +31,13 @@ __all__ = [
     "parse_filter",
     "split_query",
     "zendesk_tables",
-    "zendesk_toolset",
+    "zendesk_tools",
 ]
 
 
-def zendesk_toolset(variant: ZendeskVariant, metadata: MetaData, registry: ToolRegistry) -> ZendeskTables:
-    """Create the variant's tables in ``metadata`` and register its tools in ``registry``."""
-    tables = zendesk_tables(variant, metadata)
-    register_crud_tools(registry, variant, tables)
-    register_article_search(registry, tables)
-    return tables
+def zendesk_tools(tables: ZendeskTables) -> ToolRegistry:
+    """The seven Zendesk tools of ``tables``' variant: the six table tools, then the article search."""
+    tools = ToolRegistry("zendesk", error_text=envelope_error_text)
+    register_crud_tools(tools, tables)
+    register_article_search(tools, tables)
+    return tools

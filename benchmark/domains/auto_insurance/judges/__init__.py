@@ -1,6 +1,7 @@
 """HorizonShield's business rules for the guard's commit gate, written from the scenario's policy.
 
-Three judges, in chain order:
+Three judges, in chain order (the domain's declaration puts the rule pack first,
+:func:`auto_insurance_judges` makes the other two):
 
 * the rule pack ``auto_insurance`` (``rules.yaml`` beside this package): CEL over one changed
   record and the rows it looks up by equality — ticket lifecycle and fields, arrangement
@@ -17,23 +18,13 @@ a production deployment does.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from benchmark.domains.auto_insurance.judges.dates import DateRulesJudge
 from benchmark.domains.auto_insurance.judges.tickets import TicketAgreementJudge
-from judges import Judge, RulePack, load_rule_pack
+from judges import Judge
 
-__all__ = ["RULES", "DateRulesJudge", "TicketAgreementJudge", "auto_insurance_judges", "rule_pack"]
-
-RULES = Path(__file__).resolve().parent.parent / "rules.yaml"
-"""The domain's rule pack."""
-
-
-def rule_pack() -> RulePack:
-    """The ``auto_insurance`` rule pack, compiled."""
-    return load_rule_pack(RULES)
+__all__ = ["DateRulesJudge", "TicketAgreementJudge", "auto_insurance_judges"]
 
 
 def auto_insurance_judges() -> tuple[Judge, ...]:
-    """The domain's judges in chain order; the date rules run on the commit time the gate gives."""
-    return (rule_pack(), TicketAgreementJudge(), DateRulesJudge())
+    """The Python judges, after the rule pack; the date rules run on the commit time the gate gives."""
+    return (TicketAgreementJudge(), DateRulesJudge())

@@ -1,6 +1,7 @@
 """Meridian Strategy Group's support policy as the guard's commit gate checks it.
 
-:func:`consulting_judges` is the chain the consulting domain hands the gate:
+The chain the consulting domain hands the gate (its declaration puts the rule
+pack first; :func:`consulting_judges` makes the judges of the second part):
 
 1. the CEL rule pack ``rules.yaml`` — one changed record against rows looked
    up by equality on its own fields (ticket lifecycle and fields, priorities,
@@ -22,30 +23,19 @@ policy allows.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from benchmark.domains.consulting.judges.approvals import TicketApprovalsJudge
 from benchmark.domains.consulting.judges.documents import TicketDocumentsJudge
 from benchmark.domains.consulting.judges.records import TicketRecordsJudge
-from judges import Judge, RulePack, load_rule_pack
+from judges import Judge
 
 __all__ = [
-    "RULES_PATH",
     "TicketApprovalsJudge",
     "TicketDocumentsJudge",
     "TicketRecordsJudge",
     "consulting_judges",
-    "consulting_rule_pack",
 ]
-
-RULES_PATH = Path(__file__).resolve().parent.parent / "rules.yaml"
-
-
-def consulting_rule_pack() -> RulePack:
-    """The CEL rule pack, compiled (every expression and name checked) from ``rules.yaml``."""
-    return load_rule_pack(RULES_PATH)
 
 
 def consulting_judges() -> tuple[Judge, ...]:
-    """The consulting judges in chain order: the rule pack, then the cross-record judges."""
-    return (consulting_rule_pack(), TicketDocumentsJudge(), TicketApprovalsJudge(), TicketRecordsJudge())
+    """The cross-record judges in chain order (the domain's declaration puts the rule pack before them)."""
+    return (TicketDocumentsJudge(), TicketApprovalsJudge(), TicketRecordsJudge())

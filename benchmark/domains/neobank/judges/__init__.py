@@ -1,8 +1,8 @@
 """Velocity Digital Bank's IT-support policy for the guard's commit gate, written from the scenario's policy.
 
-:func:`neobank_judges` builds the chain the neobank domain hands the gate:
-the CEL rule pack ``rules.yaml`` (one changed record and the rows it looks
-up), then the Python judges for what spans records, needs the policy's
+:func:`neobank_judges` makes the Python judges the neobank domain hands the
+gate after its CEL rule pack (the domain's ``rules.yaml``: one changed record
+and the rows it looks up), for what spans records, needs the policy's
 tables or the business clock: :class:`TicketWorkJudge` (a ticket against
 the work it documents, its approval list), :class:`AccessPolicyJudge` (Okta
 grants and dashboard groups against the access matrix, approvals and
@@ -16,38 +16,26 @@ rows of the pending state; never golden data.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from benchmark.domains.neobank.judges.access import AccessPolicyJudge
 from benchmark.domains.neobank.judges.conversation import ConversationJudge
 from benchmark.domains.neobank.judges.devices import DeviceJudge
 from benchmark.domains.neobank.judges.security import SecurityOpsJudge
 from benchmark.domains.neobank.judges.work import TicketWorkJudge
-from judges import Judge, RulePack, load_rule_pack
+from judges import Judge
 
 __all__ = [
-    "RULES_PATH",
     "AccessPolicyJudge",
     "ConversationJudge",
     "DeviceJudge",
     "SecurityOpsJudge",
     "TicketWorkJudge",
     "neobank_judges",
-    "neobank_rule_pack",
 ]
-
-RULES_PATH = Path(__file__).resolve().parent.parent / "rules.yaml"
-
-
-def neobank_rule_pack() -> RulePack:
-    """The CEL rule pack, compiled (every expression and name checked) from ``rules.yaml``."""
-    return load_rule_pack(RULES_PATH)
 
 
 def neobank_judges() -> tuple[Judge, ...]:
-    """The neobank judges in chain order; the time rules run from the commit time the gate gives."""
+    """The Python judges in chain order; the time rules run from the commit time the gate gives."""
     return (
-        neobank_rule_pack(),
         ConversationJudge(),
         TicketWorkJudge(),
         AccessPolicyJudge(),
