@@ -12,11 +12,20 @@ promises, and the order the manager writes in so that it holds after a crash:
   ``committing`` *before* the system of record commits, and settled
   afterwards, so that recovery finds every decision to commit and can ask
   the system of record whether it happened (:mod:`guard.recovery`).
+
+Replicas share one log: :meth:`Audit.owner_of` says which instance opened a key's
+transaction, so that a replica refuses a key another one holds (requirement G33).
+
+Besides the statuses of :class:`~guard.transactions.Status`, the listing
+takes two filters: ``blocked`` (a transaction with a blocked attempt) and
+``would_block`` (:func:`would_block`, shadow mode: an attempt that committed
+although a shadowed finding would have stopped it). Both are read from the
+rows the log already keeps; ``would_block`` needs no column of its own.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol
@@ -27,13 +36,31 @@ from judges.classify import ErrorClass
 
 __all__ = [
     "UNSETTLED_STATUSES",
+    "WOULD_BLOCK",
     "Audit",
     "CallEntry",
     "CommitEntry",
     "MemoryAudit",
     "TxnDetail",
+    "TxnOwner",
     "TxnRecord",
+    "would_block",
 ]
+
+WOULD_BLOCK = "would_block"
+"""The listing filter for transactions with a :func:`would_block` attempt."""
+
+
+def would_block(status: CommitStatus, findings: Iterable[Mapping[str, Any]]) -> bool:
+    """Whether an attempt is a would-block: it committed, and a shadowed finding would have stopped it.
+
+    Stopped means blocked or escalated (held for a reviewer): a shadowed
+    ``block`` or ``escalate`` finding counts, a shadowed warning does not.
+    ``findings`` are in the log's form (:meth:`judges.Finding.to_dict`).
+    """
+    return status is CommitStatus.COMMITTED and any(
+        f.get("shadow") is True and f.get("severity") != "warn" for f in findings
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,7 +187,14 @@ class CommitEntry:
         }
         if self.dispatch is not None:
             shown["dispatch"] = self.dispatch
+        if self.would_block:
+            shown["would_block"] = True
         return shown
+
+    @property
+    def would_block(self) -> bool:
+        """The attempt committed though a shadowed finding would have stopped it (:func:`would_block`)."""
+        return would_block(self.status, self.findings)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +213,18 @@ class TxnDetail:
 
 UNSETTLED_STATUSES = frozenset({Status.OPEN, Status.PENDING_APPROVAL, Status.COMMITTING})
 """Statuses of a transaction whose end the log does not know yet (recovery settles them)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TxnOwner:
+    """Which guard instance a key's transaction belongs to, and where it stands (:meth:`Audit.owner_of`)."""
+
+    instance: str
+    status: Status
+
+    def held_by_other(self, instance: str) -> bool:
+        """Whether another instance holds the transaction still unsettled (open, pending or committing)."""
+        return self.instance != instance and self.status in UNSETTLED_STATUSES
 
 
 class Audit(Protocol):
@@ -202,8 +248,12 @@ class Audit(Protocol):
 
     async def status_of(self, transaction_id: str) -> Status | None: ...
 
+    async def owner_of(self, transaction_id: str) -> TxnOwner | None:
+        """The instance that opened the transaction and its status; ``None`` when the key is unused."""
+        ...
+
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> list[TxnRecord]:
-        """Newest first. ``status="blocked"`` means transactions with at least one blocked attempt."""
+        """Newest first; besides a status, ``blocked`` and ``would_block`` (see the module docstring)."""
         ...
 
     async def get_transaction(self, transaction_id: str) -> TxnDetail | None: ...
@@ -243,12 +293,19 @@ class MemoryAudit:
         record = self.transactions.get(transaction_id)
         return None if record is None else record.status
 
+    async def owner_of(self, transaction_id: str) -> TxnOwner | None:
+        record = self.transactions.get(transaction_id)
+        return None if record is None else TxnOwner(record.instance, record.status)
+
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> list[TxnRecord]:
         rows: Sequence[TxnRecord] = sorted(
             self.transactions.values(), key=lambda r: r.opened_at, reverse=True
         )
         if status == "blocked":
             rows = [r for r in rows if r.blocked_attempts > 0]
+        elif status == WOULD_BLOCK:
+            shadowed = {ident for (ident, _), c in self.commits.items() if c.would_block}
+            rows = [r for r in rows if r.id in shadowed]
         elif status is not None:
             rows = [r for r in rows if r.status == status]
         return list(rows[:limit])

@@ -485,7 +485,10 @@ def transactions(
     config: ConfigOption = None,
     status: Annotated[
         str | None,
-        typer.Option(help=f"{', '.join(_STATUSES)}, or blocked (any blocked attempt)."),
+        typer.Option(
+            help=f"{', '.join(_STATUSES)}, blocked (any blocked attempt), or would_block (committed in "
+            "shadow mode although a shadowed finding would have stopped it)."
+        ),
     ] = None,
     limit: Annotated[int, typer.Option(min=1, max=10_000)] = 50,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
@@ -496,7 +499,7 @@ def transactions(
         return
     from guard.transactions import Status
 
-    valid = {*(s.value for s in Status), "blocked"}
+    valid = {*(s.value for s in Status), "blocked", "would_block"}
     if status is not None and status not in valid:
         raise _fail(f"unknown status {status!r}; use one of {', '.join(sorted(valid))}", ExitCode.USAGE)
     records = _audit_call(config, lambda audit: audit.list_transactions(status, limit))
@@ -518,12 +521,16 @@ def _calls(entries: Iterable[CallEntry]) -> Table:
 
 
 def _commit_lines(commit: CommitEntry) -> Iterator[Text]:
-    yield _line(f"commit #{commit.attempt} via ", commit.via, ": ", commit.decision, " → ", commit.status)
+    would = (" (would block: shadow mode)",) if commit.would_block else ()
+    yield _line(
+        f"commit #{commit.attempt} via ", commit.via, ": ", commit.decision, " → ", commit.status, *would
+    )
     if commit.summary:
         yield _line("   summary: ", commit.summary)
     for f in commit.findings:
         hint = (" (", f["hint"], ")") if f.get("hint") else ()
-        yield _line("   - [", f.get("severity"), "] ", f.get("message"), *hint)
+        shadow = ", shadow" if f.get("shadow") is True else ""
+        yield _line("   - [", f.get("severity"), shadow, "] ", f.get("message"), *hint)
     for e in commit.effects:
         changed = ", ".join(str(name) for name in e.get("changed_fields") or ())
         yield _line("   ~ ", e.get("kind"), " ", e.get("table"), "/", e.get("key"), ": ", changed)

@@ -19,6 +19,7 @@ __all__ = [
     "BackendError",
     "ConfigError",
     "GuardError",
+    "HeldElsewhere",
     "InstanceInUse",
     "InvalidArguments",
     "NotFound",
@@ -90,6 +91,25 @@ class Refused(GuardError):
 
     The MCP edge answers it as a tool result with ``isError``, so that the model reads it.
     """
+
+
+class HeldElsewhere(Refused):
+    """The key's transaction is open on another guard replica (``owner``); this one opens nothing.
+
+    A transaction lives on one pinned connection in one process, so a request that a balancer sent
+    to the wrong replica is refused, never answered from a second transaction under the same key.
+    The text says how to retry, and what to do when the owner is gone.
+    """
+
+    def __init__(self, transaction_id: str, owner: str) -> None:
+        super().__init__(
+            f"transaction {transaction_id} is held by replica {owner}, not by this one; retry through the "
+            f"balancer routing by the transaction (the Guard-Transaction header or the URL /mcp/t/"
+            f"{transaction_id}; the _meta key cannot be routed). If {owner} is down, its transaction "
+            "is lost: start a new transaction with a new key",
+            transaction_id=transaction_id,
+        )
+        self.owner = owner
 
 
 class TransactionError(GuardError):

@@ -10,6 +10,13 @@ things: the pending state must be read within twice the judge timeout
 judges run by the gate's execution, below; and the duration is measured
 (:class:`GateResult`).
 
+Shadow mode (Requirement G32): the gate settles each finding's mode with
+:func:`judges.in_modes` (the rule's, else its judge's chain entry's, else
+``commit.mode``), so a shadowed finding is in the verdict but not in its
+decision; :attr:`judges.Verdict.would_decide` is what enforcing it would
+have decided. The gate's own failure to read the pending state is always
+enforced.
+
 Synchronous judges run on a worker thread of a :class:`~guard.judge_pool.JudgePool`,
 so that a runaway judge times out instead of stalling the server; a judge
 that must await a model (:class:`judges.AsyncJudge`, e.g. the rubric judge)
@@ -34,6 +41,7 @@ import logging
 import time
 import weakref
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -49,11 +57,15 @@ from judges import (
     Judge,
     JudgeChain,
     JudgeRefused,
+    Mode,
+    NamesTables,
     Query,
     Severity,
     StateReader,
     StateSnapshot,
     Verdict,
+    in_modes,
+    judge_modes,
 )
 
 if TYPE_CHECKING:
@@ -75,7 +87,8 @@ class CommitGate:
     """The judges in order over one snapshot.
 
     ``workers``, ``max_hung`` and ``max_hung_per_judge`` bound the judge pool (:class:`JudgePool`);
-    ``clock`` dates and ages the hung evaluations.
+    ``clock`` dates and ages the hung evaluations; ``mode`` is the mode of findings whose rule and
+    judge declare none.
     """
 
     def __init__(
@@ -87,8 +100,10 @@ class CommitGate:
         max_hung: int = 16,
         max_hung_per_judge: int = 2,
         clock: Clock | None = None,
+        mode: Mode = Mode.ENFORCE,
     ) -> None:
         self.judge_timeout_s = judge_timeout_s
+        self.mode = mode
         self._clock = clock or SystemClock()
         self._pool = JudgePool(
             workers=workers, max_hung=max_hung, max_hung_per_judge=max_hung_per_judge, clock=self._clock
@@ -102,12 +117,13 @@ class CommitGate:
             self._close()
             raise
         self.judges = self._chain.judges
+        self._modes = judge_modes(self.judges)
 
     @classmethod
     def from_settings(
         cls, judges: Sequence[Judge | AsyncJudge], commit: CommitSettings, *, clock: Clock | None = None
     ) -> CommitGate:
-        """The gate as ``commit:`` configures it (timeout, workers, hung bounds)."""
+        """The gate as ``commit:`` configures it (timeout, workers, hung bounds, mode)."""
         return cls(
             judges,
             judge_timeout_s=commit.judge_timeout_s,
@@ -115,6 +131,7 @@ class CommitGate:
             max_hung=commit.max_hung_judges,
             max_hung_per_judge=commit.max_hung_per_judge,
             clock=clock,
+            mode=commit.mode,
         )
 
     async def evaluate(
@@ -143,6 +160,8 @@ class CommitGate:
             log.exception("reading the pending state for the judges failed")
             message = f"could not read the pending state for the judges: {exc}"
             verdict = Verdict.of([Finding("gate", Severity.BLOCK, message)])
+        else:
+            verdict = in_modes(verdict, self._modes, self.mode)
         return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
 
     def hung(self) -> tuple[HungEvaluation, ...]:
@@ -152,6 +171,14 @@ class CommitGate:
     def pool_status(self) -> PoolStatus:
         """The judge pool's threads, hung evaluations, quarantined judges and exhaustion; read-only."""
         return self._pool.status()
+
+    def unknown_tables(self, known: AbstractSet[str]) -> list[str]:
+        """For each judge that names tables outside ``known``: which (a judge for them would never fire)."""
+        return [
+            f"judge {judge.name} names {', '.join(map(repr, unknown))}"
+            for judge in self.judges
+            if isinstance(judge, NamesTables) and (unknown := sorted(judge.tables_named - known))
+        ]
 
     def close(self) -> None:
         """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""

@@ -8,7 +8,8 @@ order of precedence a request's key is:
 3. the URL ``/mcp/t/<id>`` (for clients that can set neither);
 4. the ``Mcp-Session-Id`` of a handshake-era client (``session-<id>``), so
    that a legacy client that can do none of the above still gets one
-   transaction per session;
+   transaction per session (rolled back, if still open, when the client
+   ends the session: :func:`session_key`);
 5. on stdio, the stream's current transaction: one process serves one stream,
    and a new transaction opens after each commit or rollback.
 """
@@ -22,7 +23,7 @@ from typing import Any
 
 from guard.errors import RequestRejected
 
-__all__ = ["HEADER", "META_KEY", "StreamKeys", "key_from_http", "new_key", "valid_key"]
+__all__ = ["HEADER", "META_KEY", "StreamKeys", "key_from_http", "new_key", "session_key", "valid_key"]
 
 HEADER = "guard-transaction"
 META_KEY = "guard/transaction"
@@ -56,6 +57,22 @@ def key_from_http(
     if (value := headers.get(_SESSION_HEADER)) is not None:
         return valid_key(f"session-{value}"[:128], f"the {_SESSION_HEADER} header")
     return None
+
+
+def session_key(headers: Mapping[str, str], path_params: Mapping[str, Any]) -> str | None:
+    """The transaction key a request has only from its ``Mcp-Session-Id`` (rule 4), else ``None``.
+
+    A request that names its transaction otherwise (header or URL) keeps that
+    transaction when its session ends.
+    """
+    if headers.get(HEADER) is not None or path_params.get("transaction") is not None:
+        return None
+    if headers.get(_SESSION_HEADER) is None:
+        return None
+    try:
+        return key_from_http(headers, None, path_params)
+    except RequestRejected:
+        return None
 
 
 class StreamKeys:

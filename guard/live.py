@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -13,11 +14,13 @@ from typing import Any
 from opentelemetry.trace import Span
 
 from guard.audit import CommitEntry, TxnRecord
-from guard.backends.base import Session
+from guard.backends.base import Session, UpstreamReport
 from guard.transactions import CommitStatus, TxnState
 from judges import CallRecord, Decision, Effect, Finding
 
-__all__ = ["Attempt", "KeyLocks", "LiveTxn"]
+__all__ = ["Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,3 +98,19 @@ class KeyLocks:
                 del self._held[key]
             else:
                 self._held[key] = (lock, users - 1)
+
+
+async def quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | None:
+    """A rollback's report upstream, or None when it failed (logged, never raised)."""
+    try:
+        return await work
+    except Exception:
+        log.exception("rollback failed; the database discards the transaction when the connection closes")
+        return None
+
+
+def undone(state: TxnState, report: UpstreamReport | None) -> TxnState:
+    """The state with what its rollback did upstream added to its close reason."""
+    if report is None:
+        return state
+    return replace(state, close_reason=f"{state.close_reason}; {report.message}")

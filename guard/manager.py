@@ -30,7 +30,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any, TypeVar
 
-from guard.audit import Audit, CommitEntry, TxnRecord
+from guard.audit import Audit, CommitEntry, TxnRecord, would_block
 from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
 from guard.errors import (
@@ -38,6 +38,7 @@ from guard.errors import (
     BackendError,
     ConfigError,
     GuardError,
+    HeldElsewhere,
     InvalidArguments,
     Refused,
     RequestRejected,
@@ -47,10 +48,10 @@ from guard.errors import (
 from guard.gate import CommitGate, GateResult
 from guard.ledger import Ledger
 from guard.limits import argument_bytes, call_refusal, open_refusal
-from guard.live import Attempt, KeyLocks, LiveTxn
+from guard.live import Attempt, KeyLocks, LiveTxn, quietly, undone
 from guard.recovery import record_recovered
 from guard.redact import Redactor
-from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, lost_text
+from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, enforced, lost_text
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -66,7 +67,7 @@ from guard.transactions import (
     idle_expired,
     require_open,
 )
-from judges import CallRecord, Decision, Finding, NamesTables, Severity, Verdict
+from judges import CallRecord, Decision, Finding, Severity, Verdict
 from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
@@ -125,11 +126,7 @@ class TransactionManager:
     def _check_tables(self) -> None:
         """Refuse judges written for tables the backend does not have (they would never fire)."""
         known = self.backend.tables
-        problems = []
-        for judge in self.gate.judges:
-            if isinstance(judge, NamesTables) and (unknown := sorted(judge.tables_named - known)):
-                problems.append(f"judge {judge.name} names {', '.join(map(repr, unknown))}")
-        if problems:
+        if problems := self.gate.unknown_tables(known):
             raise ConfigError(
                 f"{'; '.join(problems)}: the backend {self.backend.name} has no such table "
                 f"(it has {', '.join(sorted(known)) or 'none'})"
@@ -264,11 +261,16 @@ class TransactionManager:
             if live is not None:
                 return live
             if not open_new:
-                raise TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
+                held = await self._held_elsewhere(key.id)
+                raise held or TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
             return await self._open(key)
 
     async def _open(self, key: TxnKey) -> LiveTxn:
-        status = self._closed.get(key.id) or await self.audit.status_of(key.id)
+        status = self._closed.get(key.id)
+        if status is None and (owner := await self.audit.owner_of(key.id)) is not None:
+            if owner.held_by_other(self.instance):
+                raise HeldElsewhere(key.id, owner.instance)
+            status = owner.status
         if status is not None:
             raise TransactionClosed(
                 f"transaction {key.id} is {status}; use a new transaction key", transaction_id=key.id
@@ -317,7 +319,9 @@ class TransactionManager:
         try:
             await self.audit.open_transaction(record)
         except Exception as exc:
-            await _quietly(session.rollback())
+            await quietly(session.rollback())
+            if (held := await self._held_elsewhere(key.id)) is not None:
+                raise held from exc  # another replica opened the same key first (the log's key is unique)
             log.error("could not record the new transaction %s: %r", key.id, exc)
             raise AuditError(
                 f"could not open transaction {key.id}: the audit log is unavailable; nothing was changed",
@@ -331,6 +335,16 @@ class TransactionManager:
         self._live[key.id] = live
         log.info("opened transaction %s for %s", key.id, key.principal)
         return live
+
+    async def _held_elsewhere(self, transaction_id: str) -> HeldElsewhere | None:
+        """The refusal for a key another replica holds, if the log says so (and can say)."""
+        try:
+            owner = await self.audit.owner_of(transaction_id)
+        except Exception:
+            return None
+        if owner is None or not owner.held_by_other(self.instance):
+            return None
+        return HeldElsewhere(transaction_id, owner.instance)
 
     async def _shielded(self, live: LiveTxn, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` holding the transaction's lock, in a task the caller's cancellation cannot reach."""
@@ -522,8 +536,9 @@ class TransactionManager:
                 at=self.clock.now(),
                 started=started,
             )
+            shown = enforced(verdict.findings)
             message = commit_message(
-                state, verdict.decision, verdict.findings, len(result.effects), live.session.applied()
+                state, verdict.decision, shown, len(result.effects), live.session.applied()
             )
             if state.status is Status.COMMITTED:
                 reply = await self._carry_out(live, state, attempt, message)
@@ -535,6 +550,7 @@ class TransactionManager:
                 status=reply.status.value,
                 findings=self.ledger.redactor.findings(verdict.findings, result.effects),
                 effects=len(result.effects),
+                would_block=would_block(reply.status, [f.to_dict() for f in verdict.findings]),
             )
         return reply
 
@@ -561,7 +577,7 @@ class TransactionManager:
         """A blocked or escalated attempt: nothing is committed; the attempt is logged."""
         live.attempts = attempt.number
         if state.status is Status.ROLLED_BACK:
-            state = _undone(state, await _quietly(live.session.rollback()))
+            state = undone(state, await quietly(live.session.rollback()))
         live.state = state
         status = CommitStatus.of(state.status)
         entry = attempt.entry(live.state.id, status)
@@ -680,7 +696,7 @@ class TransactionManager:
             status=status,
             transaction=live.state.id,
             effects=() if attempt is None else attempt.effects,
-            findings=() if attempt is None else attempt.findings,
+            findings=() if attempt is None else enforced(attempt.findings),
             attempts_left=left,
             message=message,
             dispatch=None if report is None else list(report.writes),
@@ -731,7 +747,7 @@ class TransactionManager:
                     transaction_id=live.state.id,
                 )
             return reply
-        state = _undone(state, await _quietly(live.session.rollback()))
+        state = undone(state, await quietly(live.session.rollback()))
         live.state = state
         live.attempts = attempt.number
         await self._finish(
@@ -743,7 +759,7 @@ class TransactionManager:
 
     async def _close(self, live: LiveTxn, status: Status, reason: str, *, via: str) -> None:
         live.state = closed(live.state, status, reason, self.clock.monotonic())
-        live.state = _undone(live.state, await _quietly(live.session.rollback()))
+        live.state = undone(live.state, await quietly(live.session.rollback()))
         log.info("transaction %s %s (%s, via %s)", live.state.id, status.value, reason, via)
         await self._finish(live, live.state.close_reason)
 
@@ -774,18 +790,3 @@ class TransactionManager:
         )
         marked = commit is not None and state.status in (Status.COMMITTED, Status.PARTIAL)
         await self.ledger.end(live.record, commit, marked=marked)
-
-
-async def _quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | None:
-    try:
-        return await work
-    except Exception:
-        log.exception("rollback failed; the database discards the transaction when the connection closes")
-        return None
-
-
-def _undone(state: TxnState, report: UpstreamReport | None) -> TxnState:
-    """The state with what its rollback did upstream added to its close reason."""
-    if report is None:
-        return state
-    return replace(state, close_reason=f"{state.close_reason}; {report.message}")

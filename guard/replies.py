@@ -1,4 +1,7 @@
-"""What the transaction manager answers: the key a request names, a call's reply, a commit's reply."""
+"""What the transaction manager answers: the key a request names, a call's reply, a commit's reply.
+
+A commit reply shows the agent only the enforced findings (:func:`enforced`).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +16,15 @@ from guard.transactions import CommitStatus, Status, TxnState
 from judges import Decision, Effect, Finding
 from judges.classify import ErrorClass
 
-__all__ = ["CommitReply", "ToolReply", "TxnKey", "call_reply", "commit_message", "lost_text"]
+__all__ = [
+    "CommitReply",
+    "ToolReply",
+    "TxnKey",
+    "call_reply",
+    "commit_message",
+    "enforced",
+    "lost_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +85,16 @@ class CommitReply:
     @property
     def terminal(self) -> bool:
         return self.status.ended
+
+
+def enforced(findings: tuple[Finding, ...]) -> tuple[Finding, ...]:
+    """The findings the agent is shown: not the shadowed ones (Requirement G32).
+
+    A rule in shadow is being tried on live traffic; the agent must not change
+    course because of it, so its reply reads as if the rule did not exist. The
+    audit log and the span keep every finding.
+    """
+    return tuple(f for f in findings if not f.shadow)
 
 
 def commit_message(

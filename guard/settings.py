@@ -33,6 +33,7 @@ from pydantic_settings import (
 
 from guard.errors import ConfigError
 from guard.redact import check_path
+from judges.verdict import Mode
 
 __all__ = [
     "AuditSettings",
@@ -40,6 +41,7 @@ __all__ = [
     "BackendSettings",
     "CommitSettings",
     "CompensationSettings",
+    "ConsoleSettings",
     "DispatchSettings",
     "GuardSettings",
     "JudgeSettings",
@@ -294,6 +296,11 @@ class CommitSettings(_Section):
         2, ge=1, description="Hung evaluations after which a judge blocks at once until one of them ends."
     )
     reap_interval_s: float = Field(5.0, gt=0)
+    mode: Mode = Field(
+        Mode.ENFORCE,
+        description="enforce: findings block or escalate commits; shadow: they are recorded (would_block) "
+        "and the commit goes ahead. A rule's or a judge entry's own mode wins.",
+    )
 
 
 class RetrySettings(_Section):
@@ -360,6 +367,24 @@ class AuthSettings(_Section):
     )
 
 
+class ConsoleSettings(_Section):
+    enabled: bool = Field(
+        True, description="Serve the operator's console at /console (operator tokens apply)."
+    )
+    trace_url: str | None = Field(
+        None,
+        description="A trace UI address with {transaction_id} in it, linked from each transaction's page "
+        "(e.g. a Jaeger search on the guard.transaction.id tag).",
+    )
+
+    @field_validator("trace_url")
+    @classmethod
+    def _names_the_transaction(cls, value: str | None) -> str | None:
+        if value is not None and "{transaction_id}" not in value:
+            raise ValueError("trace_url must contain {transaction_id}")
+        return value
+
+
 class GuardSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GUARD_", env_nested_delimiter="__", extra="forbid")
 
@@ -372,6 +397,7 @@ class GuardSettings(BaseSettings):
     telemetry: TelemetrySettings = Field(default_factory=TelemetrySettings)
     auth: AuthSettings = Field(default_factory=AuthSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
+    console: ConsoleSettings = Field(default_factory=ConsoleSettings)
 
 
 # sqlite[+driver]:///path[?query]: the path is relative unless it starts with /

@@ -16,7 +16,10 @@ OpenTelemetry conventions:
   or commit span links to the request span it runs for, and the request span
   gets the transaction id and a link back.
 * A blocked commit is an ERROR span with one ``guard.finding`` event per
-  finding; a partial one is an ERROR too.
+  finding; a partial one is an ERROR too. In shadow mode a shadowed finding's
+  event has ``guard.finding.shadow=true``, and a commit that went ahead
+  although they would have stopped it has ``guard.commit.would_block=true``
+  and is not an ERROR (it was not blocked).
 
 Export happens when ``telemetry.otlp_endpoint`` is set or the standard
 ``OTEL_*`` variables ask for it (:func:`exports`); the guard's settings win
@@ -268,8 +271,15 @@ class Telemetry:
 
     @staticmethod
     def end_commit(
-        span: Span, *, decision: str, status: str, findings: Sequence[Finding], effects: int
+        span: Span,
+        *,
+        decision: str,
+        status: str,
+        findings: Sequence[Finding],
+        effects: int,
+        would_block: bool = False,
     ) -> None:
+        """Close out a commit span; ``would_block``: shadowed findings would have stopped this commit."""
         span.set_attributes(
             {
                 "guard.commit.decision": decision,
@@ -278,8 +288,10 @@ class Telemetry:
                 "guard.effects.count": effects,
             }
         )
+        if would_block:
+            span.set_attribute("guard.commit.would_block", True)
         for finding in findings:
-            attributes = {
+            attributes: dict[str, str | bool] = {
                 "guard.finding.judge": finding.judge,
                 "guard.finding.severity": finding.severity.value,
                 "guard.finding.message": finding.message,
@@ -288,6 +300,8 @@ class Telemetry:
                 attributes["guard.finding.rule"] = finding.rule
             if finding.hint:
                 attributes["guard.finding.hint"] = finding.hint
+            if finding.shadow:
+                attributes["guard.finding.shadow"] = True
             span.add_event("guard.finding", attributes)
         if decision == "block":
             span.set_attribute("error.type", "guard.commit.blocked")

@@ -64,7 +64,14 @@ if TYPE_CHECKING:
         RuleLoadError,
     )
     from judges.grading import StateGrade, grade_state
-    from judges.registry import JudgeFactory, JudgeRegistry, default_registry, judges_from_config
+    from judges.registry import (
+        InMode,
+        JudgeFactory,
+        JudgeRegistry,
+        default_registry,
+        judge_modes,
+        judges_from_config,
+    )
     from judges.rounds import MAX_ROUNDS, Gathered, gather, gather_memory
     from judges.rules import RulePack, load_rule_pack, parse_rule_pack
     from judges.signatures import Signature, SignatureResult, failure_signature, signature_of_states
@@ -86,11 +93,13 @@ if TYPE_CHECKING:
         Finding,
         FollowUp,
         Judge,
+        Mode,
         NamesTables,
         Severity,
         Verdict,
         combine,
         commit_time,
+        in_modes,
     )
 
 # Each name is imported from its module when first used: ``import judges`` (and so
@@ -149,7 +158,14 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "RuleLoadError",
     ),
     "judges.grading": ("StateGrade", "grade_state"),
-    "judges.registry": ("JudgeFactory", "JudgeRegistry", "default_registry", "judges_from_config"),
+    "judges.registry": (
+        "InMode",
+        "JudgeFactory",
+        "JudgeRegistry",
+        "default_registry",
+        "judge_modes",
+        "judges_from_config",
+    ),
     "judges.rounds": ("Gathered", "MAX_ROUNDS", "gather", "gather_memory"),
     "judges.rules": ("RulePack", "load_rule_pack", "parse_rule_pack"),
     "judges.signatures": ("Signature", "SignatureResult", "failure_signature", "signature_of_states"),
@@ -171,14 +187,21 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Finding",
         "FollowUp",
         "Judge",
+        "Mode",
         "NamesTables",
         "Severity",
         "Verdict",
         "combine",
         "commit_time",
+        "in_modes",
     ),
 }
 _WHERE = {name: module for module, names in _MODULES.items() for name in names}
+
+# A name that is also a submodule's (``classify``) is bound now: importing ``judges.classify`` from
+# anywhere would otherwise leave the module, not the function, under ``judges.classify``. That module
+# imports only the standard library.
+from judges.classify import classify  # noqa: E402
 
 
 def __getattr__(name: str) -> Any:
@@ -216,6 +239,7 @@ __all__ = [
     "Finding",
     "FollowUp",
     "Gathered",
+    "InMode",
     "Inline",
     "Judge",
     "JudgeChain",
@@ -224,6 +248,7 @@ __all__ = [
     "JudgeRegistry",
     "JudgesError",
     "MemoryState",
+    "Mode",
     "ModelError",
     "NamesTables",
     "NoEffectJudge",
@@ -267,8 +292,10 @@ __all__ = [
     "gather",
     "gather_memory",
     "grade_state",
+    "in_modes",
     "is_async",
     "judge_failure",
+    "judge_modes",
     "judges_from_config",
     "load_rule_pack",
     "parse_rule_pack",

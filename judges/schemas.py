@@ -15,10 +15,11 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from judges.errors import SchemaError
-from judges.verdict import Severity
+from judges.verdict import Mode, Severity
 
 __all__ = [
     "DuplicateEffectOptions",
+    "EntryMode",
     "FailedWriteOptions",
     "KindName",
     "LookupSpec",
@@ -86,6 +87,7 @@ class RuleSpec(_Spec):
     decision: Literal["block", "warn", "escalate"]
     message: str = Field(min_length=1)
     hint: str | None = None
+    mode: Mode | None = None
 
     @field_validator("id")
     @classmethod
@@ -122,6 +124,12 @@ def _check_name(name: str) -> None:
         raise ValueError(
             f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword, 'effect' or 'now')"
         )
+
+
+class EntryMode(_Spec):
+    """The ``mode`` a judge-chain entry may give its judge (else the guard's ``commit.mode`` applies)."""
+
+    mode: Mode | None = None
 
 
 class RulesOptions(_Spec):

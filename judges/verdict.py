@@ -4,12 +4,19 @@ A judge is a pure function from a :class:`CommitContext` to a :class:`Verdict`.
 The commit gate combines verdicts; the strongest decision wins
 (``block`` > ``escalate`` > ``allow``). Warnings are findings that do not
 change the decision.
+
+Shadow mode: a finding whose :class:`Mode` is ``shadow`` is kept in its
+verdict but never counts toward the decision; :attr:`Verdict.would_decide`
+is the decision had it been enforced. A finding's mode is the one its rule
+declares, else its judge's (``judges.chain[i].mode``), else the guard's
+(``commit.mode``); :func:`in_modes` settles the last two. A finding whose
+mode is not settled (None) is enforced.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, Protocol, runtime_checkable
@@ -25,11 +32,13 @@ __all__ = [
     "Finding",
     "FollowUp",
     "Judge",
+    "Mode",
     "NamesTables",
     "Severity",
     "Verdict",
     "combine",
     "commit_time",
+    "in_modes",
 ]
 
 
@@ -64,9 +73,20 @@ class Severity(StrEnum):
         }[self]
 
 
+class Mode(StrEnum):
+    """Whether a finding acts (``enforce``) or is only recorded (``shadow``)."""
+
+    ENFORCE = "enforce"
+    SHADOW = "shadow"
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One reason behind a verdict, worded as status text rather than instruction."""
+    """One reason behind a verdict, worded as status text rather than instruction.
+
+    ``mode`` is the mode its rule or judge declared, None when it follows the
+    guard's; serialised as ``"shadow": true`` when shadowed, and not otherwise.
+    """
 
     judge: str
     severity: Severity
@@ -74,6 +94,12 @@ class Finding:
     hint: str | None = None
     rule: str | None = None
     evidence: Mapping[str, Any] = field(default_factory=dict)
+    mode: Mode | None = None
+
+    @property
+    def shadow(self) -> bool:
+        """Recorded, not acted on: it does not count toward its verdict's decision."""
+        return self.mode is Mode.SHADOW
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"judge": self.judge, "severity": self.severity.value, "message": self.message}
@@ -83,6 +109,8 @@ class Finding:
             out["hint"] = self.hint
         if self.evidence:
             out["evidence"] = dict(self.evidence)
+        if self.shadow:
+            out["shadow"] = True
         return out
 
 
@@ -99,20 +127,55 @@ class Verdict:
 
     @classmethod
     def of(cls, findings: Sequence[Finding]) -> Verdict:
-        """The verdict that a list of findings amounts to."""
-        decision = Decision.ALLOW
-        for finding in findings:
-            if finding.severity.decision.rank > decision.rank:
-                decision = finding.severity.decision
-        return cls(decision, tuple(findings))
+        """The verdict that a list of findings amounts to (shadowed findings do not count)."""
+        return cls(_strongest(f for f in findings if not f.shadow), tuple(findings))
 
     @property
     def blocking(self) -> tuple[Finding, ...]:
+        """The findings that stop a commit when enforced (shadowed ones included): not warnings."""
         return tuple(f for f in self.findings if f.severity is not Severity.WARN)
+
+    @property
+    def would_decide(self) -> Decision:
+        """The decision had the shadowed findings been enforced."""
+        shadowed = _strongest(f for f in self.findings if f.shadow)
+        return shadowed if shadowed.rank > self.decision.rank else self.decision
+
+
+def _strongest(findings: Iterable[Finding], floor: Decision = Decision.ALLOW) -> Decision:
+    decision = floor
+    for finding in findings:
+        if finding.severity.decision.rank > decision.rank:
+            decision = finding.severity.decision
+    return decision
+
+
+def in_modes(verdict: Verdict, judges: Mapping[str, Mode], default: Mode) -> Verdict:
+    """``verdict`` with each unsettled finding's mode settled and the decision taken again.
+
+    A finding keeps the mode its rule declared; else it takes its judge's
+    (``judges``, by judge name), else ``default`` (the guard's). Only a
+    shadow is written down: an unsettled finding is enforced. The decision
+    is the strongest enforced finding's, and never below what the verdict
+    decided beyond its findings (a judge that blocked without a finding).
+    """
+    if default is Mode.ENFORCE and Mode.SHADOW not in judges.values():
+        return verdict
+    findings = tuple(
+        replace(f, mode=Mode.SHADOW) if f.mode is None and judges.get(f.judge, default) is Mode.SHADOW else f
+        for f in verdict.findings
+    )
+    unexplained = verdict.decision if verdict.decision.rank > _strongest(verdict.findings).rank else None
+    decision = _strongest((f for f in findings if not f.shadow), unexplained or Decision.ALLOW)
+    return Verdict(decision, findings)
 
 
 def combine(verdicts: Sequence[Verdict]) -> Verdict:
-    """Fold verdicts in chain order; findings keep their order, the strongest decision wins."""
+    """Fold verdicts in chain order; findings keep their order, the strongest decision wins.
+
+    Shadowed findings are kept and count for nothing: each verdict's decision
+    already leaves them out (:meth:`Verdict.of`, :func:`in_modes`).
+    """
     findings: list[Finding] = []
     decision = Decision.ALLOW
     for verdict in verdicts:

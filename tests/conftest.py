@@ -6,7 +6,10 @@ points at a PostgreSQL database (default
 ``postgresql+asyncpg://postgres@127.0.0.1:5432/test``). Tests that need either
 skip with the reason when it is missing, unless ``GUARD_REQUIRE_DATA=1`` or
 ``GUARD_REQUIRE_POSTGRES=1`` is set (``.ci/run`` sets both), which turns the
-skip into a failure.
+skip into a failure. Browser tests drive Debian's ``/usr/bin/chromium`` with
+Playwright (never a downloaded browser) and skip without them unless
+``GUARD_REQUIRE_CHROMIUM=1``; they keep screenshots under
+``GUARD_TEST_ARTIFACTS`` (default: the test's temporary directory).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,6 +32,10 @@ settings.load_profile("guard")
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA = ROOT.parent / "shared" / "thinkingbox-data"
 DEFAULT_POSTGRES = "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
+CHROMIUM = Path("/usr/bin/chromium")
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
 
 
 def _missing(what: str, reason: str, required_env: str) -> None:
@@ -98,3 +106,32 @@ def postgres_schema(postgres_url: str) -> Iterator[str]:
     asyncio.run(run(f'CREATE SCHEMA "{name}"'))
     yield name
     asyncio.run(run(f'DROP SCHEMA "{name}" CASCADE'))
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Browser]:
+    """Headless Chromium (Debian's package) under Playwright's sync API, one per test module.
+
+    Playwright's sync API runs an event loop in this thread while it is open: it must close before the
+    next module's asyncio tests run, so it never outlives its module."""
+    problem = None if CHROMIUM.is_file() else f"no {CHROMIUM} (Debian package chromium)"
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        problem = problem or "the playwright package is not installed (pip install -e '.[test]')"
+    if problem is not None:
+        _missing("headless Chromium", problem, "GUARD_REQUIRE_CHROMIUM")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Path:
+    """Where a test keeps what a reviewer looks at afterwards (screenshots)."""
+    folder = Path(os.environ.get("GUARD_TEST_ARTIFACTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder

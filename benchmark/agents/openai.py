@@ -186,7 +186,9 @@ class OpenAIAgent:
         text = result.text
         if not text and result.structured is not None:
             text = json.dumps(result.structured, ensure_ascii=False)
-        return f"Error: {text}" if result.is_error else text
+        if not result.is_error or text.startswith("Error:"):
+            return text  # tau-bench's tools say "Error: ..." themselves
+        return f"Error: {text}"
 
 
 def _notes(tally: _Tally, stop: str, dialogue: list[Turn]) -> dict[str, Any]:

@@ -16,8 +16,10 @@
    ``server.admin_max_request_bytes`` on every other route.
 3. **Authentication**: a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
    becomes the request's principal, ``scope[PRINCIPAL]``), of ``auth.operator_tokens`` on every
-   other route but ``/healthz`` and ``/readyz``; else **401**. An empty token set leaves that
-   surface open. Tokens are compared in constant time.
+   other route but ``/healthz``, ``/readyz`` and the console's sign-in page; else **401**. On
+   the console (``/console*``) the operator token may come instead from the cookie the sign-in
+   page sets, and a page load without one is sent to the sign-in page (**303**). An empty token
+   set leaves that surface open. Tokens are compared in constant time.
 4. The route, which is the first to read and parse the body.
 
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
@@ -36,13 +38,22 @@ from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from guard.errors import ConfigError
 from guard.settings import GuardSettings, ServerSettings
 
-__all__ = ["ANONYMOUS", "PRINCIPAL", "Door", "HostPolicy", "Refusal", "check_exposure", "host_policy"]
+__all__ = [
+    "ANONYMOUS",
+    "CONSOLE_COOKIE",
+    "PRINCIPAL",
+    "Door",
+    "HostPolicy",
+    "Refusal",
+    "check_exposure",
+    "host_policy",
+]
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +65,10 @@ _ANY = "*"
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _UNSPECIFIC_BINDS = frozenset({"", "0.0.0.0", "::", "[::]"})
-_PUBLIC_PATHS = frozenset({"/healthz", "/readyz"})
+_PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/console/sign-in"})
+_CONSOLE = "/console"
+CONSOLE_COOKIE = "guard_console"
+"""The cookie in which the console's sign-in page keeps the operator token (:mod:`guard.edge.console`)."""
 
 _Authority = tuple[str, str | None]
 """A host name (IPv6 in brackets, lower case) and a port: digits, ``*``, or None when absent."""
@@ -254,18 +268,45 @@ def _match(token: str | None, known: Mapping[str, str]) -> str | None:
     return found
 
 
-class _Bearer:
-    """Puts the principal named by the request's bearer token into the scope, or answers 401."""
+def _cookie(headers: Headers, name: str) -> str | None:
+    for part in headers.get("cookie", "").split(";"):
+        key, sep, value = part.strip().partition("=")
+        if sep and key == name:
+            return value.strip().strip('"') or None
+    return None
 
-    def __init__(self, app: ASGIApp, tokens: Mapping[str, str], audience: str) -> None:
+
+class _Bearer:
+    """Puts the principal named by the request's bearer token into the scope, or answers 401.
+
+    With ``cookie``, the token may come from that cookie instead, and a ``GET`` without a
+    good token is redirected to ``sign_in`` (a browser's page load).
+    """
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        tokens: Mapping[str, str],
+        audience: str,
+        *,
+        cookie: str | None = None,
+        sign_in: str | None = None,
+    ) -> None:
         self._app = app
         self._tokens = dict(tokens)
+        self._cookie = cookie
+        self._sign_in = sign_in
         self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         principal = ANONYMOUS
         if self._tokens:
-            found = _match(_bearer(Headers(scope=scope)), self._tokens)
+            headers = Headers(scope=scope)
+            token = _bearer(headers) or (_cookie(headers, self._cookie) if self._cookie else None)
+            found = _match(token, self._tokens)
+            if found is None and self._sign_in is not None and scope.get("method") == "GET":
+                await RedirectResponse(self._sign_in, status_code=303)(scope, receive, send)
+                return
             if found is None:
                 await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
                 return
@@ -282,8 +323,10 @@ class _Gate:
     app: ASGIApp
 
     @classmethod
-    def build(cls, app: ASGIApp, max_body: int, tokens: Mapping[str, str], audience: str) -> _Gate:
-        return cls(max_body, RequestBodyLimitMiddleware(_Bearer(app, tokens, audience), max_body))
+    def build(
+        cls, app: ASGIApp, max_body: int, tokens: Mapping[str, str], audience: str, **how: str
+    ) -> _Gate:
+        return cls(max_body, RequestBodyLimitMiddleware(_Bearer(app, tokens, audience, **how), max_body))
 
 
 def _content_length(headers: Headers) -> int | None:
@@ -310,12 +353,22 @@ class Door:
         self._mcp = _Gate.build(app, server.max_request_bytes, auth.agent_tokens, "agent")
         self._admin = _Gate.build(app, server.admin_max_request_bytes, operators, "operator")
         self._public = _Gate.build(app, server.admin_max_request_bytes, {}, "anyone")
+        self._console = _Gate.build(
+            app,
+            server.admin_max_request_bytes,
+            operators,
+            "operator",
+            cookie=CONSOLE_COOKIE,
+            sign_in=f"{_CONSOLE}/sign-in",
+        )
 
     def _gate(self, path: str) -> _Gate:
         if path == "/mcp" or path.startswith("/mcp/"):
             return self._mcp
         if path in _PUBLIC_PATHS:
             return self._public
+        if path == _CONSOLE or path.startswith(f"{_CONSOLE}/"):
+            return self._console
         return self._admin
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:

@@ -1,4 +1,4 @@
-"""The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, and the admin API.
+"""The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, the admin API, the console.
 
 Every request first passes :class:`guard.edge.door.Door` (outermost): Host and Origin, body
 size, then the agent's or operator's bearer token, before any route reads the body. With no
@@ -21,15 +21,19 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
+from starlette.datastructures import Headers
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from guard.edge.admin import admin_router
+from guard.edge.console import console_router
 from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
 from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
-from guard.keys import HEADER, key_from_http
-from guard.manager import TxnKey
+from guard.keys import HEADER, key_from_http, session_key
+from guard.manager import TransactionManager, TxnKey
 from guard.runtime import Runtime
+from guard.transactions import Status
 
 __all__ = ["create_app"]
 
@@ -71,6 +75,32 @@ async def _guard_error(request: Request, exc: GuardError) -> JSONResponse:
     return JSONResponse({"error": exc.message, "transaction": exc.transaction_id}, status_code=status)
 
 
+class _EndingSessions:
+    """The MCP app, and when a handshake-era client ends its session (``DELETE``), the rollback of the
+    transaction keyed by that session (``session-<id>``) if it is still open and not waiting for review:
+    nothing holds its locks until the idle timeout. (A class: Starlette serves an instance as ASGI.)"""
+
+    def __init__(self, app: ASGIApp, manager: TransactionManager) -> None:
+        self._app = app
+        self._manager = manager
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("method") == "DELETE":
+            await self._end(scope)
+        await self._app(scope, receive, send)
+
+    async def _end(self, scope: Scope) -> None:
+        """Before the session ends (so that the client's answer comes after the rollback)."""
+        key = session_key(Headers(scope=scope), scope.get("path_params", {}))
+        state = None if key is None else self._manager.live(key)
+        if key is None or state is None or state.status is not Status.OPEN:
+            return
+        if state.principal != scope.get(PRINCIPAL, ANONYMOUS):
+            return  # only the agent that holds it ends it
+        with contextlib.suppress(GuardError):
+            await self._manager.rollback_by_id(key, "the client ended its MCP session", via="session")
+
+
 def create_app(
     runtime: Runtime,
     *,
@@ -94,7 +124,7 @@ def create_app(
         max_request_body_size=settings.server.max_request_bytes,
         max_sessions=1000,
     )
-    mcp_asgi = StreamableHTTPASGIApp(sessions)
+    mcp_asgi = _EndingSessions(StreamableHTTPASGIApp(sessions), manager)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -120,6 +150,8 @@ def create_app(
     app.exception_handler(GuardError)(_guard_error)
 
     app.include_router(admin_router(runtime))
+    if settings.console.enabled:
+        app.include_router(console_router(runtime))
 
     if extra_routes is not None:
         extra_routes(app)

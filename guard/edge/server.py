@@ -7,8 +7,8 @@ unknown tool names, a missing, malformed or foreign transaction key) are
 JSON-RPC errors. Everything the model should read and act on is a tool
 result, ``isError`` set when it failed and its text saying what to do next:
 what happened inside a transaction, a key whose transaction has ended ("use a
-new transaction key"), a limit. A rollback the agent asked for, done, is not
-an error.
+new transaction key"), a key another replica holds (naming it, and how to
+retry), a limit. A rollback the agent asked for, done, is not an error.
 """
 
 from __future__ import annotations

@@ -18,10 +18,19 @@ import logging
 import sqlite3
 from typing import Any
 
-from sqlalchemy import desc, insert, select, update
+from sqlalchemy import Text, cast, desc, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from guard.audit import UNSETTLED_STATUSES, CallEntry, CommitEntry, TxnDetail, TxnRecord
+from guard.audit import (
+    UNSETTLED_STATUSES,
+    WOULD_BLOCK,
+    CallEntry,
+    CommitEntry,
+    TxnDetail,
+    TxnOwner,
+    TxnRecord,
+    would_block,
+)
 from guard.errors import AuditError
 from guard.store.engine import sqlite_file
 from guard.store.tables import calls, commits, transactions
@@ -238,7 +247,17 @@ class SqlAudit:
             found = row.first()
         return None if found is None else Status(found[0])
 
+    async def owner_of(self, transaction_id: str) -> TxnOwner | None:
+        query = select(transactions.c.instance, transactions.c.status).where(
+            transactions.c.id == transaction_id
+        )
+        async with self._engine.connect() as conn:
+            found = (await conn.execute(query)).first()
+        return None if found is None else TxnOwner(found[0], Status(found[1]))
+
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> list[TxnRecord]:
+        if status == WOULD_BLOCK:
+            return await self._would_block(limit)
         query = select(transactions).order_by(desc(transactions.c.opened_at)).limit(limit)
         if status == "blocked":
             query = query.where(transactions.c.blocked_attempts > 0)
@@ -246,6 +265,27 @@ class SqlAudit:
             query = query.where(transactions.c.status == status)
         async with self._engine.connect() as conn:
             return [_txn(row) for row in await conn.execute(query)]
+
+    async def _would_block(self, limit: int) -> list[TxnRecord]:
+        """Transactions with a would-block attempt: SQL narrows to committed attempts that name a
+        shadowed finding, :func:`~guard.audit.would_block` decides (one definition, no column)."""
+        query = (
+            select(transactions, commits.c.findings.label("attempt_findings"))
+            .join(commits, commits.c.transaction_id == transactions.c.id)
+            .where(
+                commits.c.status == CommitStatus.COMMITTED.value,
+                cast(commits.c.findings, Text).like('%"shadow"%'),
+            )
+            .order_by(desc(transactions.c.opened_at), transactions.c.id)
+        )
+        found: dict[str, TxnRecord] = {}
+        async with self._engine.connect() as conn:
+            for row in await conn.execute(query):
+                if row.id not in found and would_block(CommitStatus.COMMITTED, row.attempt_findings):
+                    found[row.id] = _txn(row)
+                    if len(found) == limit:
+                        break
+        return list(found.values())
 
     async def get_transaction(self, transaction_id: str) -> TxnDetail | None:
         async with self._engine.connect() as conn:

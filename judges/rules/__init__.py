@@ -18,6 +18,7 @@ the result is a :class:`RulePack`, a judge named after the pack. A rule file::
         message: "ticket {{effect.key}}: status '{{effect.after.status}}' while carrier exception for
           {{effect.after.order_id}} is open"
         hint: "allowed: hold"
+        mode: shadow                  # optional: enforce | shadow (default: the guard's commit.mode)
 
 ``when`` selects effects: ``table`` (a name, a list, or ``*``), ``kind``
 (default ``[insert, update]``; also ``delete`` and ``call`` for outbox
@@ -58,10 +59,14 @@ caller without a clock) blocks, like any rule that cannot be evaluated.
 ``now`` cannot key a lookup, and no lookup may be called ``now``.
 
 ``require`` is the condition a good commit meets; when it is false the rule
-fires with its ``decision``. ``message`` and ``hint`` are templates
-(:mod:`judges.rules.template`) worded as status text, not instructions. What a
-rule sees is described in :mod:`judges.rules.view`. Every expression is
-compiled, and every name checked, when the file loads (:mod:`judges.rules.loader`).
+fires with its ``decision``. ``mode: shadow`` records the rule's findings
+without acting on them (the commit goes ahead: a rule in rollout), and
+``mode: enforce`` acts on them even when the guard runs in shadow; without
+``mode`` the judge's and then the guard's mode apply (:func:`judges.in_modes`).
+``message`` and ``hint`` are templates (:mod:`judges.rules.template`)
+worded as status text, not instructions. What a rule sees is described in
+:mod:`judges.rules.view`. Every expression is compiled, and every name
+checked, when the file loads (:mod:`judges.rules.loader`).
 """
 
 from judges.rules.loader import load_rule_pack, parse_rule_pack

@@ -214,6 +214,7 @@ class _Compiler:
             hint=hint,
             line=self.source.position(path)[0],
             now="now" in used,
+            mode=spec.mode,
         )
 
     def expression(self, source: str, path: DocPath, *, rule: str | None) -> tuple[Expression, list[Token]]:

@@ -11,11 +11,12 @@ fetched, :mod:`judges.rules.lookup`), in dependency order.
 :mod:`judges.rules.view`) and evaluates every applicable rule's ``require``
 against it.
 
-A rule whose ``require`` is false yields a finding with the rule's decision
-and its rendered message and hint. A rule that cannot be evaluated (a CEL
+A rule whose ``require`` is false yields a finding with the rule's decision,
+its rendered message and hint, and its ``mode`` when it declares one. A rule that cannot be evaluated (a CEL
 error, a result that is not a bool, a lookup that failed or was not fetched,
 ``now`` when the commit has no time) yields a blocking finding that names
-the rule: the pack fails closed.
+the rule, in the rule's mode: the pack fails closed (a shadowed rule's
+failure is shadowed too).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from judges.rules.lookup import Lookup, LookupFailure, with_keying
 from judges.rules.template import Template
 from judges.rules.view import effect_view, rows_view, to_cel
 from judges.state import Query, Row, StateSnapshot
-from judges.verdict import CommitContext, Finding, Severity, Verdict
+from judges.verdict import CommitContext, Finding, Mode, Severity, Verdict
 
 __all__ = ["Rule", "RulePack"]
 
@@ -54,6 +55,8 @@ class Rule:
     hint: Template | None = None
     line: int = 0
     now: bool = False
+    mode: Mode | None = None
+    """``shadow``: its findings are recorded, not acted on; ``enforce``: they act even in a shadow guard."""
 
     def applies_to(self, table: str, kind: EffectKind) -> bool:
         return kind in self.kinds and (self.tables is None or table in self.tables)
@@ -308,12 +311,14 @@ class RulePack:
         evidence = self._evidence(effect)
         if errors:
             evidence["template_errors"] = errors
-        return Finding(self.name, rule.severity, message, hint=hint, rule=rule.id, evidence=evidence)
+        return Finding(
+            self.name, rule.severity, message, hint=hint, rule=rule.id, evidence=evidence, mode=rule.mode
+        )
 
     def _failed(self, rule: Rule, effect: Effect, detail: str) -> Finding:
         message = f"rule {rule.id} could not be evaluated for {effect.table} {effect.key_text}: {detail}"
         evidence = self._evidence(effect) | {"error": detail}
-        return Finding(self.name, Severity.BLOCK, message, rule=rule.id, evidence=evidence)
+        return Finding(self.name, Severity.BLOCK, message, rule=rule.id, evidence=evidence, mode=rule.mode)
 
 
 def _problem(rule: Rule, broken: Mapping[str, str], clockless: bool) -> str | None:

@@ -30,7 +30,7 @@ from judges import Decision
 from tests.guard.conftest import wait_until_ready
 
 # what no command needs to read its command line: the benchmark plugin, the MCP SDK, the databases, the web
-HEAVY = frozenset({"benchmark", "mcp", "alembic", "sqlalchemy", "fastapi"})
+HEAVY = frozenset({"benchmark", "mcp", "alembic", "sqlalchemy", "fastapi", "cel", "judges.rules"})
 
 # What an agent can put in any text the audit log keeps: rich markup (a closing tag with nothing open,
 # a style), an ANSI colour sequence, a one-character CSI (C1) and a right-to-left override.
@@ -109,13 +109,15 @@ def imports(
 
 def test_help_imports_no_plugin_and_no_server_library() -> None:
     """``guard --help`` and ``guard transactions --help`` read no more than their command line: neither the
-    benchmark (its commands are listed from entry-point metadata) nor mcp, alembic, SQLAlchemy or FastAPI;
-    the benchmark's commands load, with all their options, when they run."""
+    benchmark (its commands are listed from entry-point metadata) nor mcp, alembic, SQLAlchemy, FastAPI
+    or the rule engine (``judges`` loads its names as they are used); the benchmark's commands load, with
+    all their options, when they run."""
     done, imported = imports("--help")
     assert done.returncode == 0, done.stderr
     assert imported & HEAVY == set()
     listed = [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()]
-    assert listed[:6] == ["demo", "serve", "db", "transactions", "bench", "report"]
+    assert listed[:4] == ["demo", "serve", "db", "transactions"]
+    assert {"bench", "report"} <= set(listed[4:]), "the benchmark's commands, listed from their entry points"
     assert "From benchmark: guard bench --help shows its options." in done.stdout
 
     done, imported = imports("transactions", "--help")
@@ -131,6 +133,22 @@ def test_help_imports_no_plugin_and_no_server_library() -> None:
         assert done.returncode == 0, done.stderr
         assert all(option in done.stdout for option in options), done.stdout
         assert "benchmark" in imported
+
+
+def test_judges_names_load_when_used_and_mean_what_they_did() -> None:
+    """``judges`` exports lazily; a name that is also a submodule's is still the function after anything
+    imported that submodule (``guard.errors`` imports ``judges.classify``)."""
+    code = (
+        "import sys, guard.errors, judges.classify\n"
+        "from judges import classify, RulePack, Effect\n"
+        "assert callable(classify) and classify.__module__ == 'judges.classify', classify\n"
+        "assert RulePack.__module__ == 'judges.rules.pack' and Effect.__module__ == 'judges.effects'\n"
+        "import judges\n"
+        "assert set(judges.__all__) <= set(dir(judges))\n"
+        "assert not hasattr(judges, 'nothing_of_the_kind')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 @pytest.fixture

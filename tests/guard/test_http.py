@@ -207,3 +207,59 @@ async def test_readyz_names_a_backend_that_does_not_answer(
         }
     finally:
         await runtime.stop()
+
+
+def _rpc(method: str, ident: int | None, **params: Any) -> dict[str, Any]:
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+    if ident is not None:
+        message["id"] = ident
+    return message
+
+
+def _answer(response: httpx2.Response) -> dict[str, Any]:
+    """A JSON-RPC answer, whether the server sent it as JSON or as one server-sent event."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        data = [line[5:].strip() for line in response.text.splitlines() if line.startswith("data:")]
+        return dict(json.loads(data[-1]))
+    return dict(response.json())
+
+
+@pytest.mark.parametrize("version", ["2025-06-18", "2025-03-26"])
+async def test_a_handshake_era_client_gets_one_transaction_per_session_rolled_back_when_it_ends(
+    base_url: str, settings: GuardSettings, version: str
+) -> None:
+    """A 1.x client (handshake, ``Mcp-Session-Id``, no key of its own) writes inside ``session-<id>``; ending
+    the session (``DELETE``) rolls that transaction back at once, so its locks do not wait for the idle
+    timeout."""
+    accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    async with httpx2.AsyncClient(base_url=base_url, headers=accept, timeout=30) as http:
+        hello = await http.post(
+            "/mcp",
+            json=_rpc(
+                "initialize",
+                1,
+                protocolVersion=version,
+                capabilities={},
+                clientInfo={"name": "legacy", "version": "1"},
+            ),
+        )
+        assert hello.status_code == 200, hello.text
+        assert _answer(hello)["result"]["protocolVersion"] == version
+        session = {"Mcp-Session-Id": hello.headers["mcp-session-id"], "Mcp-Protocol-Version": version}
+        await http.post("/mcp", json=_rpc("notifications/initialized", None), headers=session)
+        wrote = await http.post(
+            "/mcp",
+            json=_rpc(
+                "tools/call", 2, name="update_ticket", arguments={"ticket_id": 21, "status": "pending"}
+            ),
+            headers=session,
+        )
+        assert _answer(wrote)["result"]["isError"] is False
+        key = f"session-{session['Mcp-Session-Id']}"
+        listed = await http.get(f"/transactions/{key}")
+        assert listed.json()["status"] == "open"
+        ended = await http.delete("/mcp", headers=session)
+        assert ended.status_code in (200, 204)
+        closed = (await http.get(f"/transactions/{key}")).json()
+    assert (closed["status"], closed["close_reason"]) == ("rolled_back", "the client ended its MCP session")
+    assert ticket_status(settings, 21) == "open"

@@ -1,0 +1,222 @@
+"""The operator's console: server-rendered pages over the audit log, with approve and reject.
+
+Served beside the admin API under ``/console`` (``console.enabled``), behind the same door:
+Host and Origin checks, body limits, and the operator tokens. A browser cannot send a bearer
+header on a page load, so :mod:`guard.edge.door` also takes the operator token from the
+cookie :data:`COOKIE`, which the sign-in page sets (``HttpOnly``, ``SameSite=Strict``, path
+``/console``). Forms that change something carry a token derived from the operator token
+(:func:`form_token`), on top of the door's Origin check, so that another site cannot make a
+signed-in browser approve a commit.
+
+Pages are plain HTML with no script: the list of transactions by status (newest first,
+paged), a transaction with its calls, each commit attempt's findings and effects (a
+before/after table per row, changed fields marked) and the outbox dispatch, and for a commit
+waiting for a reviewer the approve and reject forms, which record the reviewer. Everything an
+agent wrote is escaped (Jinja2's autoescape). ``console.trace_url`` adds a link to the
+transaction's trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from guard.edge.door import CONSOLE_COOKIE as COOKIE
+from guard.errors import GuardError
+from guard.runtime import Runtime
+
+__all__ = ["COOKIE", "PAGE_SIZE", "STATUSES", "console_router", "form_token"]
+
+PAGE_SIZE = 50
+_MAX_LISTED = 10_000  # the audit lists at most this many; pages past it are empty
+STATUSES = (
+    ("", "all"),
+    ("open", "open"),
+    ("pending_approval", "pending approval"),
+    ("blocked", "blocked"),
+    ("would_block", "would block (shadow)"),
+    ("committed", "committed"),
+    ("rolled_back", "rolled back"),
+    ("aborted", "aborted"),
+)
+"""The list's filters: an audit status (or ``blocked``, ``would_block``) and its label."""
+
+_templates = Environment(
+    loader=PackageLoader("guard.edge", "templates"),
+    autoescape=select_autoescape(["html"]),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
+_templates.filters["cell"] = lambda value: json.dumps(value, default=str)
+
+
+def form_token(operator_token: str | None) -> str:
+    """The token a console form carries: bound to the operator's token (a constant when auth is off)."""
+    secret = (operator_token or "").encode()
+    return hmac.new(secret, b"guard console form", hashlib.sha256).hexdigest()
+
+
+def _rows_of(effect: dict[str, Any]) -> list[dict[str, Any]]:
+    """An effect's fields as before/after rows, changed ones first marked."""
+    before, after = effect.get("before") or {}, effect.get("after") or {}
+    changed = set(effect.get("changed_fields") or ())
+    if effect.get("kind") in ("insert", "delete"):
+        changed = set(before) | set(after)
+    names = sorted(set(before) | set(after), key=lambda name: (name not in changed, name))
+    return [
+        {"field": name, "before": before.get(name), "after": after.get(name), "changed": name in changed}
+        for name in names
+    ]
+
+
+class _Console:
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self.audit = runtime.manager.audit
+        self.tokens = tuple(runtime.settings.auth.operator_tokens)
+        self.trace_url = runtime.settings.console.trace_url
+
+    def _page(self, name: str, request: Request, status_code: int = 200, **values: Any) -> HTMLResponse:
+        template = _templates.get_template(name)
+        signed_in = bool(self.tokens) and request.cookies.get(COOKIE) is not None
+        html = template.render(signed_in=signed_in, statuses=STATUSES, **values)
+        return HTMLResponse(html, status_code=status_code, headers=_NO_STORE)
+
+    def _form_token(self, request: Request) -> str:
+        return form_token(_operator_token(request) if self.tokens else None)
+
+    async def transactions(self, request: Request, status: str = "", page: int = 1) -> HTMLResponse:
+        known = {value for value, _ in STATUSES}
+        if status not in known:
+            return self._page("error.html", request, 400, message=f"no status {status!r}")
+        page = max(page, 1)
+        wanted = min(page * PAGE_SIZE + 1, _MAX_LISTED)
+        records = await self.audit.list_transactions(status or None, wanted)
+        shown = records[(page - 1) * PAGE_SIZE : page * PAGE_SIZE]
+        more = len(records) > page * PAGE_SIZE
+
+        def link(to_page: int) -> str:
+            query = {"page": str(to_page)} | ({"status": status} if status else {})
+            return f"/console?{urlencode(query)}"
+
+        return self._page(
+            "list.html",
+            request,
+            status=status,
+            page=page,
+            records=shown,
+            previous=link(page - 1) if page > 1 else None,
+            next=link(page + 1) if more else None,
+        )
+
+    async def transaction(self, request: Request, transaction_id: str, done: str = "") -> HTMLResponse:
+        detail = await self.audit.get_transaction(transaction_id)
+        if detail is None:
+            return self._page("error.html", request, 404, message=f"no transaction {transaction_id}")
+        attempts = [
+            {**commit.to_dict(), "rows": [(e, _rows_of(e)) for e in commit.effects]}
+            for commit in detail.commits
+        ]
+        trace = self.trace_url.replace("{transaction_id}", quote(transaction_id)) if self.trace_url else None
+        return self._page(
+            "transaction.html",
+            request,
+            record=detail.transaction,
+            calls=detail.calls,
+            attempts=attempts,
+            trace=trace,
+            done=done,
+            form_token=self._form_token(request),
+        )
+
+    async def review(
+        self, request: Request, transaction_id: str, approve: bool, reviewer: str, token: str
+    ) -> Response:
+        if not hmac.compare_digest(token, self._form_token(request)):
+            return self._page("error.html", request, 403, message="this form is stale: reload the page")
+        reviewer = reviewer.strip()
+        if not reviewer or len(reviewer) > 128:
+            return self._page("error.html", request, 400, message="a reviewer name (1-128 characters)")
+        try:
+            reply = await self.runtime.manager.review(transaction_id, approve=approve, reviewer=reviewer)
+        except GuardError as exc:
+            return self._page("error.html", request, 409, message=exc.message)
+        done = urlencode({"done": f"{reply.status.value}: {reply.message}"})
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}?{done}", status_code=303)
+
+    async def sign_in_page(self, request: Request, error: str = "") -> HTMLResponse:
+        return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
+
+    async def sign_in(self, request: Request, token: str) -> Response:
+        if not any(hmac.compare_digest(token.encode(), known.encode()) for known in self.tokens):
+            return await self.sign_in_page(request, error="that is not an operator token")
+        response = RedirectResponse("/console", status_code=303)
+        response.set_cookie(
+            COOKIE,
+            token,
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/console",
+        )
+        return response
+
+    async def sign_out(self, request: Request) -> Response:
+        response = RedirectResponse("/console/sign-in", status_code=303)
+        response.delete_cookie(COOKIE, path="/console")
+        return response
+
+
+_NO_STORE = {
+    "Cache-Control": "no-store",
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": (
+        "default-src 'self'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+    ),
+}
+
+
+def _operator_token(request: Request) -> str | None:
+    header = request.headers.get("authorization", "")
+    if header.lower().startswith("bearer "):
+        return header[7:].strip()
+    return request.cookies.get(COOKIE)
+
+
+def console_router(runtime: Runtime) -> APIRouter:
+    """The console's routes over ``runtime``."""
+    console = _Console(runtime)
+    router = APIRouter(include_in_schema=False)
+
+    async def approve(
+        request: Request, transaction_id: str, reviewer: str = Form(""), token: str = Form("")
+    ) -> Response:
+        return await console.review(request, transaction_id, True, reviewer, token)
+
+    async def reject(
+        request: Request, transaction_id: str, reviewer: str = Form(""), token: str = Form("")
+    ) -> Response:
+        return await console.review(request, transaction_id, False, reviewer, token)
+
+    async def sign_in(request: Request, token: str = Form("")) -> Response:
+        return await console.sign_in(request, token)
+
+    for method, path, endpoint in (
+        ("GET", "/console", console.transactions),
+        ("GET", "/console/t/{transaction_id}", console.transaction),
+        ("POST", "/console/t/{transaction_id}/approve", approve),
+        ("POST", "/console/t/{transaction_id}/reject", reject),
+        ("GET", "/console/sign-in", console.sign_in_page),
+        ("POST", "/console/sign-in", sign_in),
+        ("POST", "/console/sign-out", console.sign_out),
+    ):
+        router.add_api_route(path, endpoint, methods=[method], response_class=HTMLResponse)
+    return router

@@ -1,0 +1,541 @@
+"""Guard replicas behind HAProxy on one PostgreSQL, under concurrent agents; the plain MCP SDK as the anchor.
+
+One run:
+
+1. a fresh database ``guard_scale_<pid>`` (system of record and audit log), dropped at the end;
+2. N ``guard serve`` processes (instances ``guard-1`` … ``guard-N``) behind HAProxy, configured by
+   ``deploy/haproxy/haproxy.cfg`` with this run's server lines (routing by ``/mcp/t/<key>``);
+3. M agents, each a loop of transactions of the demo backend through the official client
+   (``async with mcp.Client(url)``): reads, a write committed, or a write the gate blocks and the
+   agent repairs (a ticket ``solved`` while its order's carrier exception is open, then ``hold``);
+   each agent works its own two tickets, so agents do not wait on each other's rows;
+4. the same read tool (``get_ticket``) served plain by the MCP SDK (no guard, N processes behind
+   the same HAProxy, round robin) under the same M agents, as the anchor;
+5. the consistency check: every transaction an agent saw committed is committed in the audit log
+   and its rows are the tickets' current state; no ticket holds a write the log does not show as
+   committed by an allowed attempt (``unjudged``); no rows beyond the seeded ones.
+
+``--kill-replica`` SIGKILLs ``guard-2`` half-way and starts it again under its name two seconds later
+(as a StatefulSet or a compose restart policy does): its start records its open transactions aborted.
+Errors are split by the replica that held the transaction: on a live one (goal 0), on the dead one,
+and whether the agent was told to start a new transaction.
+
+A refusal because a replica's ``backend.max_open_transactions`` are all in use is back-pressure,
+not an error: the agent waits a little and calls again (counted as ``busy``).
+
+    .venv/bin/python perf/scale_out.py --replicas 3 --agents 20 --seconds 20 [--kill-replica]
+
+The last line printed is a JSON object with the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp import Client
+from scale_stack import (
+    Stack,
+    agent_tickets,
+    cpu_snapshot,
+    cpu_spent,
+    create_database,
+    database_pids,
+    drop_database,
+    open_connections,
+    plain_servers,
+    prepare_database,
+    rss_mb,
+    serve_plain,
+    slots_per_replica,
+    sql,
+    stack,
+    wait_ready,
+)
+
+ADMIN_URL = os.environ.get("GUARD_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
+COMMIT_TOOL = "guard_commit"
+KILLED = "guard-2"
+TOLD_NEW = ("start a new transaction", "use a new transaction key", "start a new key")
+BUSY = "transactions are open, the limit is"
+
+
+# -- figures ------------------------------------------------------------------------------------
+
+
+def quantile(samples: list[float], q: float) -> float:
+    if not samples:
+        return 0.0
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+@dataclass
+class Seen:
+    """What one agent arm saw: latencies, errors, the transactions it believes committed."""
+
+    calls_ms: list[float] = field(default_factory=list)
+    reads_ms: list[float] = field(default_factory=list)
+    commits_ms: list[float] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    """(transaction key, what the agent was told)."""
+    told_new: set[str] = field(default_factory=set)
+    busy: int = 0
+    blocked: int = 0
+    admission_ms: list[float] = field(default_factory=list)
+    """How long each transaction waited for a free slot before its first call."""
+    transactions: list[tuple[str, dict[int, str], str | None]] = field(default_factory=list)
+    """Per agent in order: (key, ticket → the note it wrote, the commit status the agent saw)."""
+
+
+class _Abandon(Exception):
+    """The agent gives this transaction up (an error it cannot repair)."""
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The exception inside the task groups the client wraps it in."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def _failure(exc: BaseException) -> str:
+    leaf = _leaf(exc)
+    return f"{type(leaf).__name__}: {leaf}"
+
+
+def _text(result: types.CallToolResult) -> str:
+    return " ".join(c.text for c in result.content if isinstance(c, types.TextContent))
+
+
+# -- agents -------------------------------------------------------------------------------------
+
+
+async def _call(
+    client: Client, seen: Seen, key: str, tool: str, arguments: dict[str, Any], *, read: bool = False
+) -> types.CallToolResult:
+    """One call, timed from the first attempt to the answer (waits for a free slot included)."""
+    started = time.perf_counter()
+    while True:
+        try:
+            result = await client.call_tool(tool, arguments)
+        except Exception as exc:
+            seen.errors.append((key, _failure(exc)))
+            raise _Abandon from exc
+        if result.is_error and BUSY in _text(result):
+            seen.busy += 1
+            await asyncio.sleep(random.uniform(0.02, 0.1))
+            continue
+        break
+    elapsed = (time.perf_counter() - started) * 1000
+    (seen.commits_ms if tool == COMMIT_TOOL else seen.calls_ms).append(elapsed)
+    if read:
+        seen.reads_ms.append(elapsed)
+    if result.is_error and tool != COMMIT_TOOL:
+        raise _abandon(seen, key, _text(result))
+    return result
+
+
+def _abandon(seen: Seen, key: str, told: str) -> _Abandon:
+    """Record what the agent was told, and give the transaction up."""
+    seen.errors.append((key, told))
+    if any(phrase in told for phrase in TOLD_NEW):
+        seen.told_new.add(key)
+    return _Abandon(told)
+
+
+async def _commit(client: Client, seen: Seen, key: str, summary: str) -> str:
+    result = await _call(client, seen, key, COMMIT_TOOL, {"summary": summary})
+    body = result.structured_content if isinstance(result.structured_content, dict) else {}
+    status = str(body.get("status", "error"))
+    if status not in ("committed", "blocked"):
+        raise _abandon(seen, key, _text(result))
+    return status
+
+
+async def _work(client: Client, seen: Seen, key: str, index: int, kind: str, writes: dict[int, str]) -> str:
+    calm, stuck = agent_tickets(index)
+    mine = stuck if kind == "repair" else calm
+    await _call(client, seen, key, "get_ticket", {"ticket_id": mine}, read=True)
+    order = "ORD-10000020" if mine == stuck else "ORD-10000021"
+    await _call(client, seen, key, "get_order", {"order_id": order}, read=True)
+    await _call(client, seen, key, "get_shipments", {"order_id": order}, read=True)
+    if kind == "write":
+        writes[calm] = key
+        status = random.choice(["open", "pending"])
+        await _call(client, seen, key, "update_ticket", {"ticket_id": calm, "status": status, "note": key})
+    if kind == "repair":
+        writes[stuck] = key
+        await _call(client, seen, key, "update_ticket", {"ticket_id": stuck, "status": "solved", "note": key})
+        if await _commit(client, seen, key, "solved the ticket") != "blocked":
+            raise _abandon(seen, key, "the gate let a ticket be solved during a carrier exception")
+        seen.blocked += 1
+        arguments = {"ticket_id": stuck, "status": "hold", "note": key}
+        await _call(client, seen, key, "update_ticket", arguments)
+    return await _commit(client, seen, key, f"{kind} done")
+
+
+async def _retry_for_answer(url: str, seen: Seen, key: str) -> None:
+    """After a lost connection, ask once more under the same key: the guard must say what to do."""
+    with contextlib.suppress(Exception):
+        async with Client(url) as client:
+            result = await client.call_tool("get_ticket", {"ticket_id": 20})
+            if result.is_error and any(phrase in _text(result) for phrase in TOLD_NEW):
+                seen.told_new.add(key)
+
+
+async def guarded_agent(index: int, base: str, deadline: float, seen: Seen, slots: asyncio.Semaphore) -> None:
+    """Transactions until ``deadline``; each waits its turn for one of the fleet's ``slots`` (FIFO)."""
+    n = 0
+    while time.monotonic() < deadline:
+        queued = time.perf_counter()
+        async with slots:
+            seen.admission_ms.append((time.perf_counter() - queued) * 1000)
+            await _transaction(index, base, seen, n)
+        n += 1
+
+
+async def _transaction(index: int, base: str, seen: Seen, n: int) -> None:
+    key = f"a{index}-{n}"
+    kind = random.choices(["read", "write", "repair"], weights=[5, 3, 2])[0]
+    writes: dict[int, str] = {}
+    url = f"{base}/mcp/t/{key}"
+    status: str | None = None
+    try:
+        async with Client(url) as client:
+            status = await _work(client, seen, key, index, kind, writes)
+    except Exception as exc:
+        leaf = _leaf(exc)  # an _Abandon has been counted already
+        if not isinstance(leaf, _Abandon):
+            seen.errors.append((key, _failure(exc)))
+        if not isinstance(leaf, _Abandon) or leaf.__cause__ is not None:
+            await _retry_for_answer(url, seen, key)
+    seen.transactions.append((key, writes, status))
+
+
+async def plain_agent(url: str, deadline: float, seen: Seen, calls_per_session: int = 5) -> None:
+    while time.monotonic() < deadline:
+        try:
+            async with Client(url) as client:
+                for _ in range(calls_per_session):
+                    started = time.perf_counter()
+                    result = await client.call_tool("get_ticket", {"ticket_id": 20})
+                    seen.calls_ms.append((time.perf_counter() - started) * 1000)
+                    if result.is_error:
+                        seen.errors.append(("plain", _text(result)))
+        except Exception as exc:
+            seen.errors.append(("plain", _failure(exc)))
+
+
+# -- checks -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Consistency:
+    committed_seen: int
+    lost: int
+    unjudged: int
+    extra_rows: int
+    problems: tuple[str, ...]
+
+
+async def check_consistency(
+    url: str, agents: int, per_agent: list[list[tuple[str, dict[int, str], str | None]]]
+) -> Consistency:
+    """What the agents saw against the system of record and the audit log (see the module docstring)."""
+    audited = {r["id"]: r["status"] for r in await sql(url, "SELECT id, status FROM guard_transactions")}
+    query = "SELECT transaction_id FROM guard_commits WHERE decision = 'allow'"
+    allowed = {r["transaction_id"] for r in await sql(url, query)}
+    rows = {r["id"]: r["note"] for r in await sql(url, "SELECT id, note FROM tickets")}
+    problems: list[str] = []
+    lost = unjudged = seen_committed = 0
+    expected: dict[int, str | None] = {}
+    for history in per_agent:
+        for key, writes, status in history:
+            if status == "committed":
+                seen_committed += 1
+                if audited.get(key) != "committed":
+                    lost += 1
+                    problems.append(f"{key}: the agent saw committed, the log says {audited.get(key)}")
+            if audited.get(key) == "committed":
+                expected.update(writes)
+    for ticket, note in rows.items():
+        if ticket < 1000:
+            continue
+        if note is not None and (audited.get(note) != "committed" or note not in allowed):
+            unjudged += 1
+            problems.append(f"ticket {ticket}: holds {note}'s write, which is {audited.get(note)} in the log")
+        elif note != expected.get(ticket):
+            lost += 1
+            problems.append(
+                f"ticket {ticket}: holds {note}, the last committed write was {expected.get(ticket)}"
+            )
+    extra = len(rows) - (2 + 2 * agents)
+    return Consistency(seen_committed, lost, unjudged, extra, tuple(problems[:10]))
+
+
+async def failover_figures(url: str) -> dict[str, int]:
+    """The killed replica's transactions as the log ends them."""
+    query = "SELECT status, count(*) AS n FROM guard_transactions WHERE instance = $1 GROUP BY status"
+    rows = await sql(url, query, KILLED)
+    outbox = (await sql(url, "SELECT count(*) FROM guard_outbox"))[0][0]
+    by_status = {r["status"]: int(r["n"]) for r in rows}
+    return {
+        "killed_aborted": by_status.get("aborted", 0),
+        "killed_left_open": sum(by_status.get(s, 0) for s in ("open", "pending_approval", "committing")),
+        "outbox_entries": int(outbox),
+    }
+
+
+async def owners(url: str) -> dict[str, str]:
+    return {r["id"]: r["instance"] for r in await sql(url, "SELECT id, instance FROM guard_transactions")}
+
+
+# -- the run ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    replicas: int = 1
+    agents: int = 20
+    seconds: float = 20
+    kill_replica: bool = False
+    plain: bool = True
+    admin_url: str = ADMIN_URL
+
+
+async def _load(
+    spec: RunSpec, run: Stack
+) -> tuple[Seen, list[list[tuple[str, dict[int, str], str | None]]], float]:
+    seens = [Seen() for _ in range(spec.agents)]
+    started = time.monotonic()
+    deadline = started + spec.seconds
+    slots = asyncio.Semaphore(spec.replicas * slots_per_replica(spec.replicas))
+    tasks = [
+        asyncio.create_task(guarded_agent(i, run.guard_url, deadline, seens[i], slots))
+        for i in range(spec.agents)
+    ]
+    if spec.kill_replica:
+        await asyncio.sleep(spec.seconds / 2)
+        victim = run.replica(KILLED)
+        victim.kill()
+        await asyncio.sleep(2)
+        victim.start()
+    await asyncio.gather(*tasks)
+    elapsed = time.monotonic() - started
+    total = Seen()
+    for seen in seens:
+        total.calls_ms += seen.calls_ms
+        total.reads_ms += seen.reads_ms
+        total.commits_ms += seen.commits_ms
+        total.errors += seen.errors
+        total.told_new |= seen.told_new
+        total.busy += seen.busy
+        total.blocked += seen.blocked
+        total.admission_ms += seen.admission_ms
+    return total, [s.transactions for s in seens], elapsed
+
+
+async def _plain_load(spec: RunSpec, run: Stack) -> tuple[Seen, float, dict[str, float]]:
+    seen = Seen()
+    async with plain_servers(run) as processes:
+        pids = [p.pid for p in processes]
+        before = cpu_snapshot({"plain": pids, "database": await database_pids(run.url)})
+        started = time.monotonic()
+        deadline = started + spec.seconds
+        await asyncio.gather(*(plain_agent(run.plain_url, deadline, seen) for _ in range(spec.agents)))
+        elapsed = time.monotonic() - started
+        spent = cpu_spent(before, cpu_snapshot({"plain": pids, "database": await database_pids(run.url)}))
+        return seen, elapsed, spent
+
+
+def _groups(run: Stack, database: list[int]) -> dict[str, list[int]]:
+    guards = [r.process.pid for r in run.replicas if r.process is not None and r.process.poll() is None]
+    return {"guard": guards, "balancer": [p.pid for p in run.others], "database": database}
+
+
+async def _warm_sample(run: Stack, after_s: float, into: dict[str, Any]) -> None:
+    """The replicas' memory and the connections once the load has warmed them (a tenth of the run)."""
+    await asyncio.sleep(after_s)
+    into["rss_mb_warm"] = round(sum(rss_mb(pid) for pid in _groups(run, [])["guard"]), 1)
+    into["connections_warm"] = await open_connections(run.url)
+
+
+async def _guard_phase(
+    spec: RunSpec, run: Stack
+) -> tuple[Seen, list[list[tuple[str, dict[int, str], str | None]]], float, dict[str, Any]]:
+    """The guarded load, with the connections, the replicas' memory and the CPU each part spent."""
+    connections_start = await open_connections(run.url)
+    rss_start = sum(rss_mb(pid) for pid in _groups(run, [])["guard"])
+    before = cpu_snapshot(_groups(run, await database_pids(run.url)))
+    warm: dict[str, Any] = {}
+    sampled = asyncio.create_task(_warm_sample(run, spec.seconds / 10, warm))
+    seen, per_agent, elapsed = await _load(spec, run)
+    await sampled
+    spent = cpu_spent(before, cpu_snapshot(_groups(run, await database_pids(run.url))))
+    calls = max(1, len(seen.calls_ms) + len(seen.commits_ms))
+    extra = {
+        "connections_start": connections_start,
+        "connections_end": await open_connections(run.url),
+        "rss_mb_start": round(rss_start, 1),
+        "rss_mb_end": round(sum(rss_mb(pid) for pid in _groups(run, [])["guard"]), 1),
+        **warm,
+        **{f"{name}_cpu_ms_per_call": round(cpu * 1000 / calls, 2) for name, cpu in spent.items()},
+    }
+    return seen, per_agent, elapsed, extra
+
+
+def failed_on(log: Path, server: str) -> set[str]:
+    """The keys of which HAProxy saw a request fail on ``server`` (no answer, or a 5xx)."""
+    keys = set()
+    for line in log.read_text(errors="replace").splitlines():
+        parts = line.split()
+        if (
+            len(parts) == 4
+            and parts[0] == "route"
+            and parts[2] == server
+            and not parts[3].startswith(("2", "4"))
+        ):
+            keys.add(parts[1])
+    return keys
+
+
+def _split_errors(
+    errors: list[tuple[str, str]], owner: dict[str, str], told_new: set[str], failed: set[str]
+) -> dict[str, Any]:
+    """Errors by where their transaction was: the killed replica (by the log or by HAProxy), or a live one."""
+    dead = {key for key, _ in errors if owner.get(key) == KILLED or key in failed}
+    held = {key for key in dead if owner.get(key) == KILLED}
+    live = [(key, told) for key, told in errors if key not in dead]
+    return {
+        "errors_on_live_replicas": len(live),
+        "live_error_samples": sorted({f"{key}: {told[:160]}" for key, told in live})[:5],
+        "errors_on_killed_replica": len(errors) - len(live),
+        "killed_transactions_with_errors": len(held),
+        "killed_agents_told_new": len(held & told_new),
+    }
+
+
+async def run(spec: RunSpec) -> dict[str, Any]:
+    name = f"guard_scale_{os.getpid()}"
+    url = await create_database(spec.admin_url, name)
+    try:
+        await prepare_database(url, spec.agents)
+        with tempfile.TemporaryDirectory(prefix="guard-scale-") as tmp:
+            async with stack(Path(tmp), url, spec.replicas) as running:
+                seen, per_agent, elapsed, measured = await _guard_phase(spec, running)
+                if spec.kill_replica:
+                    await wait_ready(f"http://127.0.0.1:{running.replica(KILLED).port}/readyz")
+                plain, plain_elapsed, plain_cpu = (
+                    await _plain_load(spec, running) if spec.plain else (Seen(), 1.0, {})
+                )
+            consistency = await check_consistency(url, spec.agents, per_agent)
+            figures = _figures(spec, seen, elapsed, plain, plain_elapsed, consistency)
+            figures.update(measured)
+            plain_calls = max(1, len(plain.calls_ms))
+            figures.update(
+                {f"plain_{k}_cpu_ms_per_call": round(v * 1000 / plain_calls, 2) for k, v in plain_cpu.items()}
+            )
+            if spec.kill_replica:
+                figures.update(await failover_figures(url))
+                failed = failed_on(Path(tmp) / "haproxy.log", KILLED)
+                figures.update(_split_errors(seen.errors, await owners(url), seen.told_new, failed))
+            figures["sample_errors"] = sorted({text[:160] for _, text in seen.errors})[:5]
+            figures["plain_error_samples"] = sorted({text[:160] for _, text in plain.errors})[:3]
+            figures["problems"] = list(consistency.problems)
+            return figures
+    finally:
+        await drop_database(spec.admin_url, name)
+
+
+def _figures(
+    spec: RunSpec, seen: Seen, elapsed: float, plain: Seen, plain_elapsed: float, consistency: Consistency
+) -> dict[str, Any]:
+    calls = len(seen.calls_ms) + len(seen.commits_ms)
+    figures: dict[str, Any] = {
+        "replicas": spec.replicas,
+        "agents": spec.agents,
+        "seconds": round(elapsed, 1),
+        "calls": calls,
+        "calls_per_s": round(calls / elapsed, 1),
+        "commits": len(seen.commits_ms),
+        "committed_seen": consistency.committed_seen,
+        "blocked_then_repaired": seen.blocked,
+        "busy_waits": seen.busy,
+        "errors": len(seen.errors),
+        "lost": consistency.lost,
+        "unjudged": consistency.unjudged,
+        "extra_rows": consistency.extra_rows,
+        "plain_calls_per_s": round(len(plain.calls_ms) / plain_elapsed, 1),
+        "plain_errors": len(plain.errors),
+    }
+    timed = {"call": seen.calls_ms, "read": seen.reads_ms, "commit": seen.commits_ms}
+    timed |= {"admission": seen.admission_ms, "plain_call": plain.calls_ms}
+    for name, samples in timed.items():
+        figures[f"{name}_p50_ms"] = round(quantile(samples, 0.5), 1)
+        figures[f"{name}_p99_ms"] = round(quantile(samples, 0.99), 1)
+    return figures
+
+
+def report(figures: dict[str, Any]) -> Iterator[str]:
+    f = figures
+    yield f"{f['replicas']} replica(s), {f['agents']} agents, {f['seconds']} s"
+    yield (
+        f"  guard  {f['calls_per_s']:8.1f} calls/s  call p50 {f['call_p50_ms']} ms "
+        f"p99 {f['call_p99_ms']} ms  commit p50 {f['commit_p50_ms']} ms p99 {f['commit_p99_ms']} ms"
+    )
+    yield (
+        f"  plain  {f['plain_calls_per_s']:8.1f} calls/s  call p50 {f['plain_call_p50_ms']} ms "
+        f"p99 {f['plain_call_p99_ms']} ms"
+    )
+    yield (
+        f"  commits {f['commits']} ({f['committed_seen']} committed, {f['blocked_then_repaired']} "
+        f"blocked then repaired), busy waits {f['busy_waits']}, errors {f['errors']}, lost {f['lost']}, "
+        f"unjudged {f['unjudged']}, extra rows {f['extra_rows']}"
+    )
+    if "killed_aborted" in f:
+        yield (
+            f"  failover: {KILLED} killed; its transactions aborted {f['killed_aborted']}, left open "
+            f"{f['killed_left_open']}; errors on live replicas {f['errors_on_live_replicas']}, "
+            f"on the killed one {f['errors_on_killed_replica']} ({f['killed_agents_told_new']} of "
+            f"{f['killed_transactions_with_errors']} of its transactions told to start a new one)"
+        )
+    for problem in f["problems"]:
+        yield f"  problem: {problem}"
+    yield json.dumps({k: v for k, v in f.items() if k != "problems"})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--replicas", type=int, default=1)
+    parser.add_argument("--agents", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--kill-replica", action="store_true")
+    parser.add_argument("--no-plain", action="store_true", help="skip the plain anchor")
+    parser.add_argument("--serve-plain", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_plain:
+        serve_plain(args.serve_plain[0], int(args.serve_plain[1]))
+        return
+    if args.kill_replica and args.replicas < 2:
+        parser.error("--kill-replica needs --replicas 2 or more")
+    spec = RunSpec(args.replicas, args.agents, args.seconds, args.kill_replica, not args.no_plain)
+    for line in report(asyncio.run(run(spec))):
+        print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+"""The operator's console: lists and pages over the audit log, approve and reject, behind the door.
+
+Requirement G34: the console shows every transaction with its calls, findings and effects, escapes
+all agent text, and changes a transaction only by a signed-in operator's form from its own origin.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+
+from guard.clock import FixedClock
+from guard.edge.console import PAGE_SIZE, form_token
+from guard.edge.door import CONSOLE_COOKIE
+from guard.edge.http import create_app
+from guard.runtime import Runtime, build_runtime
+from guard.settings import GuardSettings
+from guard.store.migrate import upgrade
+from tests.guard.conftest import agent_client, demo_settings, meta, no_sleep, ticket_status
+
+OPERATOR = "op-secret-token"
+ESCALATE_CLOSING = """\
+name: supervision
+rules:
+  - id: closing-needs-a-supervisor
+    description: Closing a ticket is reviewed by a supervisor.
+    when: {table: tickets, kind: [update], changed: [status]}
+    require: "effect.after.status != 'closed'"
+    decision: escalate
+    message: "ticket {{effect.key}}: closing is reviewed by a supervisor"
+    hint: "allowed: solved, pending"
+"""
+HOSTILE = "<script>alert('x')</script><img src=x onerror=alert(1)>"
+
+
+def console_settings(tmp_path: Path, **sections: dict[str, Any]) -> GuardSettings:
+    (tmp_path / "supervision.yaml").write_text(ESCALATE_CLOSING)
+    return demo_settings(
+        tmp_path,
+        judges={"chain": [{"judge": "rules", "path": str(tmp_path / "supervision.yaml")}]},
+        auth={"operator_tokens": [OPERATOR]},
+        **sections,
+    )
+
+
+@pytest.fixture
+async def guarded(tmp_path: Path) -> AsyncIterator[Runtime]:
+    settings = console_settings(tmp_path, console={"trace_url": "http://traces.example/t?q={transaction_id}"})
+    runtime = build_runtime(settings, clock=FixedClock(), provider=TracerProvider(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        yield runtime
+    finally:
+        await runtime.stop()
+
+
+def browser(runtime: Runtime, *, signed_in: bool = True) -> httpx2.AsyncClient:
+    """A client as a browser on the guard's own origin: the sign-in cookie, no bearer header."""
+    app = create_app(runtime, manage_runtime=False)
+    cookies = {CONSOLE_COOKIE: OPERATOR} if signed_in else {}
+    return httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app),
+        base_url="http://127.0.0.1:8765",
+        cookies=cookies,
+        follow_redirects=False,
+    )
+
+
+async def stage(runtime: Runtime) -> None:
+    """b-1 blocked then rolled back (its agent text hostile), e-1 waiting for review, c-1 committed."""
+    async with agent_client(runtime) as agent:
+        await agent.call_tool(
+            "update_ticket", {"ticket_id": 20, "status": "solved", "note": HOSTILE}, meta=meta("b-1")
+        )
+        await agent.call_tool("guard_commit", {"summary": HOSTILE}, meta=meta("b-1"))
+        await agent.call_tool("guard_rollback", {"reason": HOSTILE}, meta=meta("b-1"))  # SQLite: one writer
+        await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "closed"}, meta=meta("e-1"))
+        await agent.call_tool("guard_commit", {"summary": "closed ticket 21"}, meta=meta("e-1"))
+        await agent.call_tool("update_ticket", {"ticket_id": 22, "status": "pending"}, meta=meta("c-1"))
+        await agent.call_tool("guard_commit", {"summary": "ticket 22 pending"}, meta=meta("c-1"))
+
+
+def rows(html: str) -> list[str]:
+    return re.findall(r'href="/console/t/([^"]+)"', html)
+
+
+async def test_the_lists_filter_by_status(guarded: Runtime) -> None:
+    await stage(guarded)
+    async with browser(guarded) as page:
+        everything = await page.get("/console")
+        assert everything.status_code == 200
+        assert sorted(rows(everything.text)) == ["b-1", "c-1", "e-1"]
+        for status, expected in (
+            ("pending_approval", ["e-1"]),
+            ("blocked", ["b-1"]),
+            ("committed", ["c-1"]),
+            ("rolled_back", ["b-1"]),
+        ):
+            listed = await page.get("/console", params={"status": status})
+            assert rows(listed.text) == expected, status
+        unknown = await page.get("/console", params={"status": "nonsense"})
+        assert unknown.status_code == 400
+
+
+async def test_a_blocked_transaction_shows_its_findings_effects_and_calls_with_agent_text_escaped(
+    guarded: Runtime,
+) -> None:
+    await stage(guarded)
+    async with browser(guarded) as page:
+        shown = await page.get("/console/t/b-1")
+    html = shown.text
+    assert shown.status_code == 200
+    assert "ticket-solved-with-open-carrier-exception" in html
+    assert "allowed: hold, pending, open" in html
+    assert "carrier exception for ORD-10000020 is open" in html
+    assert '<tr class="changed"><td class="field">status</td><td><code>&#34;open&#34;</code></td>' in html
+    assert "<script>" not in html, "agent text is never markup"
+    assert "<img" not in html
+    assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in html
+    assert 'href="http://traces.example/t?q=b-1"' in html
+    assert "/approve" not in html, "only a commit waiting for review has the forms"
+    assert shown.headers["content-security-policy"].startswith("default-src 'self'")
+
+
+async def test_an_escalated_commit_is_approved_from_its_page_with_the_reviewer_recorded(
+    guarded: Runtime,
+) -> None:
+    await stage(guarded)
+    async with browser(guarded) as page:
+        waiting = await page.get("/console/t/e-1")
+        assert "closing-needs-a-supervisor" in waiting.text
+        token = re.search(r'name="token" value="([0-9a-f]+)"', waiting.text)
+        assert token is not None
+        assert token.group(1) == form_token(OPERATOR)
+        done = await page.post("/console/t/e-1/approve", data={"reviewer": "ana", "token": token.group(1)})
+        assert done.status_code == 303
+        after = await page.get(done.headers["location"])
+    assert "committed: approved by ana" in after.text
+    assert ticket_status(guarded.settings, 21) == "closed"
+    detail = await guarded.manager.audit.get_transaction("e-1")
+    assert detail is not None
+    assert detail.transaction.close_reason == "approved by ana"
+    assert [c.via for c in detail.commits] == ["tool", "review"]
+
+
+async def test_a_rejection_rolls_back(guarded: Runtime) -> None:
+    await stage(guarded)
+    async with browser(guarded) as page:
+        done = await page.post(
+            "/console/t/e-1/reject", data={"reviewer": "ana", "token": form_token(OPERATOR)}
+        )
+        assert done.status_code == 303
+    assert ticket_status(guarded.settings, 21) == "open"
+    detail = await guarded.manager.audit.get_transaction("e-1")
+    assert detail is not None
+    assert detail.transaction.close_reason == "rejected by ana"
+
+
+async def test_forms_without_the_operators_form_token_or_from_another_origin_change_nothing(
+    guarded: Runtime,
+) -> None:
+    await stage(guarded)
+    async with browser(guarded) as page:
+        forged = await page.post("/console/t/e-1/approve", data={"reviewer": "mallory", "token": "0" * 64})
+        assert forged.status_code == 403
+        foreign = await page.post(
+            "/console/t/e-1/approve",
+            data={"reviewer": "mallory", "token": form_token(OPERATOR)},
+            headers={"Origin": "http://evil.example"},
+        )
+        assert foreign.status_code == 403
+        nameless = await page.post(
+            "/console/t/e-1/approve", data={"reviewer": " ", "token": form_token(OPERATOR)}
+        )
+        assert nameless.status_code == 400
+    detail = await guarded.manager.audit.get_transaction("e-1")
+    assert detail is not None
+    assert detail.transaction.status.value == "pending_approval"
+
+
+async def test_sign_in_sets_a_strict_http_only_cookie_and_pages_need_it(guarded: Runtime) -> None:
+    async with browser(guarded, signed_in=False) as page:
+        away = await page.get("/console")
+        assert (away.status_code, away.headers["location"]) == (303, "/console/sign-in")
+        refused = await page.post("/console/t/e-1/approve", data={"reviewer": "x", "token": "y"})
+        assert refused.status_code == 401
+        form = await page.get("/console/sign-in")
+        assert form.status_code == 200
+        assert 'name="token"' in form.text
+        wrong = await page.post("/console/sign-in", data={"token": "guess"})
+        assert wrong.status_code == 401
+        assert "not an operator token" in wrong.text
+        right = await page.post("/console/sign-in", data={"token": OPERATOR})
+        assert right.status_code == 303
+        cookie = right.headers["set-cookie"]
+        assert cookie.startswith(f"{CONSOLE_COOKIE}={OPERATOR};")
+        assert "HttpOnly" in cookie
+        assert "SameSite=strict" in cookie
+        assert "Path=/console" in cookie
+        page.cookies.set(CONSOLE_COOKIE, OPERATOR)
+        assert (await page.get("/console")).status_code == 200
+        bearer = await page.get("/transactions", headers={"Authorization": f"Bearer {OPERATOR}"})
+        assert bearer.status_code == 200
+        cookie_only = await page.get("/transactions")
+        assert cookie_only.status_code == 401, "the cookie opens the console, not the admin API"
+
+
+async def test_pages_of_fifty_newest_first(tmp_path: Path) -> None:
+    settings = console_settings(tmp_path)
+    runtime = build_runtime(settings, clock=FixedClock(), provider=TracerProvider(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with agent_client(runtime) as agent:
+            for n in range(PAGE_SIZE + 3):
+                clock = runtime.manager.clock
+                assert isinstance(clock, FixedClock)
+                clock.advance(1)
+                await agent.call_tool("get_ticket", {"ticket_id": 21}, meta=meta(f"r-{n:03d}"))
+                await agent.call_tool("guard_rollback", {}, meta=meta(f"r-{n:03d}"))
+        async with browser(runtime) as page:
+            first = await page.get("/console")
+            second = await page.get("/console", params={"page": 2})
+    finally:
+        await runtime.stop()
+    assert rows(first.text) == [f"r-{n:03d}" for n in range(PAGE_SIZE + 2, 2, -1)]
+    assert 'href="/console?page=2"' in first.text
+    assert rows(second.text) == ["r-002", "r-001", "r-000"]
+    assert "older" not in second.text
+
+
+async def test_the_console_can_be_switched_off(tmp_path: Path) -> None:
+    settings = console_settings(tmp_path, console={"enabled": False})
+    runtime = build_runtime(settings, clock=FixedClock(), provider=TracerProvider(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with browser(runtime) as page:
+            assert (await page.get("/console")).status_code == 404
+    finally:
+        await runtime.stop()
