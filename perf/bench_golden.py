@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from benchmark.dataset import load_scenario, load_tasks
+from benchmark.dataset.tau_airline import is_tau_airline
 from benchmark.domains import domain_names, get_domain
 from benchmark.world import open_world
 from judges.canonical import canonical_state, state_hash
@@ -82,12 +83,19 @@ def golden_args(doc: str | None, quiet_help: str) -> tuple[Path, list[str], str 
     """The golden scripts' command line: (data checkout, domains, database URL, quiet)."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     default_data = Path(__file__).resolve().parents[2] / "shared" / "thinkingbox-data"
-    parser.add_argument("--data", type=Path, default=default_data, help="a thinkingbox-data checkout")
-    parser.add_argument("--domain", default="all", help="one domain, or all (default)")
+    parser.add_argument(
+        "--data", type=Path, default=default_data, help="a thinkingbox-data checkout, or tau-bench's airline"
+    )
+    parser.add_argument("--domain", default="all", help="one domain, or all of the data set's (default)")
     parser.add_argument("--url", default=None, help="database URL (default: SQLite in memory)")
     parser.add_argument("--quiet", action="store_true", help=quiet_help)
     args = parser.parse_args()
-    domains = domain_names() if args.domain == "all" else [args.domain]
+    dataset = "tau-bench-airline" if is_tau_airline(args.data) else "thinkingbox"
+    domains = (
+        [name for name in domain_names() if get_domain(name).dataset == dataset]
+        if args.domain == "all"
+        else [args.domain]
+    )
     return args.data, domains, args.url, args.quiet
 
 
