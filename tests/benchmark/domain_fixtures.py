@@ -25,13 +25,16 @@ trajectory, edited, through the guarded arm of any domain; a module binds it::
 
 ``arm`` names the domain and how its gate is built (:class:`GuardedArm`);
 the result's verdicts hold every commit attempt and its findings. Each
-domain's gate is built at its first replay and closed with the fixture.
+domain's gate is built at its first replay and closed with the fixture. The
+tau-bench airline replays from its own folder (``GUARD_TAU_DATA``, as
+:mod:`tests.benchmark.tau_airline.conftest` finds it), the others from ``data_dir``.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
@@ -40,6 +43,8 @@ from typing import Any, NamedTuple, Protocol
 import pytest
 
 from benchmark.dataset import Scenario, Task, load_scenario, load_task, load_tasks
+from benchmark.dataset.tau_airline import DOMAIN as TAU_DOMAIN
+from benchmark.dataset.tau_airline import is_tau_airline
 from benchmark.domains import Domain, get_domain
 from benchmark.results import TrialResult
 from benchmark.run import TrialContext
@@ -49,6 +54,7 @@ from guard.gate import CommitGate
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings
 from tests.benchmark.regrade import Calls, Edit, guarded_context, play_guarded
+from tests.conftest import ROOT, _missing
 
 __all__ = [
     "DomainFixtures",
@@ -175,6 +181,7 @@ class _GuardedArms:
 
     def __init__(self, data_dir: Path) -> None:
         self._data_dir = data_dir
+        self._tau_dir = Path(os.environ.get("GUARD_TAU_DATA", ROOT.parent / "shared" / "tau-bench-airline"))
         self._opened: dict[tuple[str, bool, float], _Opened] = {}
         self._gates: list[CommitGate] = []
 
@@ -185,10 +192,18 @@ class _GuardedArms:
             settings = guard_settings(None) if arm.bench else GuardSettings()
             gate = CommitGate(configured_judges(settings, domain.judges), judge_timeout_s=arm.judge_timeout_s)
             self._gates.append(gate)
-            tasks = {task.test: task for task in load_tasks(self._data_dir, domain=arm.domain).tasks}
-            context = guarded_context(self._data_dir, arm.domain, gate, bench=arm.bench)
+            data_dir = self._data_for(arm.domain)
+            tasks = {task.test: task for task in load_tasks(data_dir, domain=arm.domain).tasks}
+            context = guarded_context(data_dir, arm.domain, gate, bench=arm.bench)
             self._opened[key] = _Opened(domain, context, tasks)
         return self._opened[key]
+
+    def _data_for(self, domain: str) -> Path:
+        if domain != TAU_DOMAIN:
+            return self._data_dir
+        if not is_tau_airline(self._tau_dir):
+            _missing("tau-bench's airline folder", f"nothing in {self._tau_dir}", "GUARD_REQUIRE_DATA")
+        return self._tau_dir
 
     async def replay(self, arm: GuardedArm, test: str, edit: Edit | None) -> TrialResult:
         opened = self._open(arm)

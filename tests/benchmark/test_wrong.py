@@ -29,9 +29,10 @@ from tests.benchmark.consulting_rules.cases import WRONG_DOMAIN as CONSULTING
 from tests.benchmark.domain_fixtures import ReplayGuarded, replay_guarded_fixture
 from tests.benchmark.neobank_rules.cases import WRONG_DOMAIN as NEOBANK
 from tests.benchmark.retail_rules.cases import WRONG_DOMAIN as RETAIL
+from tests.benchmark.tau_airline_rules.cases import WRONG_DOMAIN as TAU_AIRLINE
 from tests.benchmark.wrong_cases import Kind, WrongCase, WrongDomain
 
-DOMAINS = (AUTO_INSURANCE, BOOKING, CONSULTING, NEOBANK, RETAIL)
+DOMAINS = (AUTO_INSURANCE, BOOKING, CONSULTING, NEOBANK, RETAIL, TAU_AIRLINE)
 
 replay_guarded = replay_guarded_fixture()
 
