@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -29,7 +28,7 @@ import pytest
 import yaml
 
 from tests.frameworks.build import FRAMEWORKS, BuildFailed, Framework, build_all
-from tests.guard.conftest import wait_until_ready
+from tests.guard.conftest import free_port, wait_until_ready
 
 BLOCKED = "blocked, nothing was committed: ticket 20: status 'solved' while carrier exception"
 TASK = ["get_ticket", "update_ticket", "guard_commit", "update_ticket", "guard_commit"]
@@ -60,13 +59,6 @@ def _python(pythons: dict[str, Path | BuildFailed], framework: Framework) -> Pat
     pytest.skip(f"the {framework.name} environment could not be built: {python}")
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """One ``guard serve`` on the demo backend for the module, stopped by SIGTERM at its end.
@@ -75,7 +67,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     task ends with ticket 20 committed as ``pending``, which the next task again sets to ``solved``.
     """
     tmp_path = tmp_path_factory.mktemp("guard")
-    port = _free_port()
+    port = free_port()
     shop = tmp_path / "shop.db"
     config = tmp_path / "guard.yaml"
     backend = {"module": "guard.demo.backend", "url": f"sqlite:///{shop}", "prepare": True}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import sqlite3
 import subprocess
 import time
@@ -136,6 +137,14 @@ async def serving(app: Any) -> AsyncIterator[str]:
         server.should_exit = True
         await task
         sock.close()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on now (for a ``guard serve`` process to bind)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def wait_until_ready(

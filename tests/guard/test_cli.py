@@ -27,7 +27,7 @@ from guard.store.migrate import head_revision, upgrade
 from guard.store.sql_audit import SqlAudit
 from guard.transactions import CommitStatus, Status
 from judges import Decision
-from tests.guard.conftest import wait_until_ready
+from tests.guard.conftest import free_port, wait_until_ready
 
 # what no command needs to read its command line: the benchmark plugin, the MCP SDK, the databases, the web
 HEAVY = frozenset({"benchmark", "mcp", "alembic", "sqlalchemy", "fastapi", "cel", "judges.rules"})
@@ -53,13 +53,6 @@ def guard(
         stdin=subprocess.DEVNULL,
         env={**os.environ, **(env or {})},
     )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def write_config(tmp_path: Path, **sections: Any) -> Path:

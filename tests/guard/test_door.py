@@ -25,8 +25,8 @@ from guard.errors import ConfigError
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings, ServerSettings
 from guard.store.migrate import upgrade
-from tests.guard.conftest import demo_settings, no_sleep, serving, ticket_status
-from tests.guard.test_process import free_port, guard
+from tests.guard.conftest import demo_settings, free_port, no_sleep, serving, ticket_status
+from tests.guard.test_process import guard
 from tests.guard.test_process import serving as serving_process
 
 MCP_HEADERS = {

@@ -6,7 +6,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,16 +19,9 @@ import yaml
 from mcp import Client
 
 from tests.conftest import ROOT
-from tests.guard.conftest import demo_settings, ticket_status, wait_until_ready
+from tests.guard.conftest import demo_settings, free_port, ticket_status, wait_until_ready
 
 INSPECTOR_VERSION = "0.21.2"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def guard(*args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:

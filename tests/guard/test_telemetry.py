@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -45,7 +44,7 @@ from guard.runtime import Runtime, build_runtime
 from guard.settings import TelemetrySettings
 from guard.store.migrate import upgrade
 from guard.telemetry import provider_from_settings
-from tests.guard.conftest import agent_client, demo_settings, meta, no_sleep, wait_until_ready
+from tests.guard.conftest import agent_client, demo_settings, free_port, meta, no_sleep, wait_until_ready
 
 BLOCKED_MESSAGE = "ticket 20: status 'solved' while carrier exception for ORD-10000020 is open"
 
@@ -427,13 +426,6 @@ def test_the_settings_win_over_the_otel_variables(
 # -- `guard serve` against a receiver ------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 def _span_tree(spans: list[Received], transaction_id: str) -> str:
     """The transaction's trace as a tree, then the request spans linked to it, as a user reads them."""
     by_id = {s.span_id: s for s in spans}
@@ -474,7 +466,7 @@ def _span_tree(spans: list[Received], transaction_id: str) -> str:
 
 def _serve_command(tmp_path: Path, receiver: Receiver) -> tuple[list[str], dict[str, str], int]:
     """``guard serve``'s command line and environment (only the two OTEL variables), its port; migrated."""
-    port = _free_port()
+    port = free_port()
     config = tmp_path / "guard.yaml"
     backend = {"module": "guard.demo.backend", "url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True}
     audit = {"url": f"sqlite:///{tmp_path / 'audit.db'}"}
