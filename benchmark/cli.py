@@ -35,7 +35,7 @@ from benchmark.errors import BenchmarkError
 from benchmark.results import TrialResult
 from benchmark.run import Arm, RunOptions, RunSummary, errors_path
 from benchmark.run.runner import run_spec
-from benchmark.run.setup import AgentSpec, RunSpec, guard_settings
+from benchmark.run.setup import AgentSpec, RunSpec, default_workers, guard_settings
 from guard.errors import GuardError
 
 __all__ = ["bench_app"]
@@ -101,7 +101,9 @@ def bench(
         float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
     ] = 0.0,
     concurrency: Annotated[int, typer.Option(min=1, help="Trials run at once in each process.")] = 4,
-    workers: Annotated[int, typer.Option(min=1, help="Processes (for CPU-bound agents such as replay).")] = 1,
+    workers: Annotated[
+        int | None, typer.Option(min=1, help="Processes (default: one per core this process may use).")
+    ] = None,
     seed: Annotated[int, typer.Option(help="Seeds trials, faults and arm order.")] = 0,
     out: Annotated[Path | None, typer.Option(help="Results file (JSONL); rerun with it to resume.")] = None,
     db: Annotated[
@@ -152,7 +154,7 @@ def parse_bench(
     trajectories: Path | None,
     fault_rate: float,
     concurrency: int,
-    workers: int,
+    workers: int | None,
     seed: int,
     out: Path | None,
     db: str | None,
@@ -195,7 +197,7 @@ def parse_bench(
         seed=seed,
         concurrency=concurrency,
         out=out,
-        workers=workers,
+        workers=workers or default_workers(),
     )
     return spec, run
 

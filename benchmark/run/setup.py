@@ -24,7 +24,15 @@ from guard.gate import CommitGate
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings, load_settings
 
-__all__ = ["BENCH_CHAIN", "AgentSpec", "RunSpec", "guard_settings", "load_task_set", "open_context"]
+__all__ = [
+    "BENCH_CHAIN",
+    "AgentSpec",
+    "RunSpec",
+    "default_workers",
+    "guard_settings",
+    "load_task_set",
+    "open_context",
+]
 
 BENCH_CHAIN: tuple[dict[str, Any], ...] = ({"judge": "failed_write"},)
 """Judges the guarded arm runs before the domain's own when no --guard-config is given."""
@@ -54,6 +62,13 @@ class RunSpec:
     fault_rate: float = 0.0
     db: str | None = None
     judge_model: str | None = None
+
+
+def default_workers() -> int:
+    """``guard bench``'s default --workers: the cores this process may run on (its affinity set)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def guard_settings(path: Path | None) -> GuardSettings:

@@ -17,6 +17,14 @@ Building a world creates the domain's tables, inserts the seed rows, loads
 the scenario's policy sources into the search index and upserts the task's
 ``data_patch`` row by row by key (a patch row replaces the row with the same
 key in place, keeping its list position; an empty list changes nothing).
+
+Statements are compiled once per process: SQLAlchemy keys a compiled
+statement by the dialect object, so a cache shared by engines that each have
+their own dialect would never hit. The in-memory worlds of one seeded image
+therefore share one engine's dialect and compiled cache: each world's engine
+is that template's pool recreated (the same creator and connect events, a new
+connection, hence a new copy of the image) under the template's dialect,
+which was initialised once by the template's first connection.
 """
 
 from __future__ import annotations
@@ -29,9 +37,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import event, insert, select, text
+from sqlalchemy import Engine, event, insert, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.util import LRUCache
 
 from benchmark.dataset.model import Scenario, Task
 from benchmark.domains import store
@@ -133,6 +142,32 @@ async def _populate(
             await store.upsert_row(conn, domain.sql[name], row)
 
 
+_TEMPLATES: dict[int, tuple[bytes, AsyncEngine, LRUCache[Any, Any]]] = {}
+_STATEMENTS = 2000
+"""Compiled statements kept per seeded image (a domain's tools compile a few hundred)."""
+
+
+async def _memory_engine(image: bytes) -> AsyncEngine:
+    """A new in-memory world engine on a copy of ``image``, compiling through its image's shared cache."""
+    entry = _TEMPLATES.get(id(image))
+    if entry is None or entry[0] is not image:
+        template = create_engine("sqlite+aiosqlite://", sqlite_image=image)
+        # the first connection initialises the dialect every world of this image shares
+        async with template.connect():
+            pass
+        # and the template keeps no connection open: worlds get their own
+        await template.dispose()
+        entry = (image, template, LRUCache(_STATEMENTS))
+        _TEMPLATES[id(image)] = entry
+    _, template, cache = entry
+    sync = template.sync_engine
+    engine = Engine(sync.pool.recreate(), sync.dialect, sync.url, execution_options={"compiled_cache": cache})
+    # the engine-level listeners (SQLite's explicit BEGIN) come along, as Engine.execution_options does
+    engine.dispatch._update(sync.dispatch, only_propagate=False)
+    engine._has_events = sync._has_events
+    return AsyncEngine(engine)
+
+
 def _pin_search_path(engine: AsyncEngine, schema: str) -> None:
     """Every connection of ``engine`` sees only ``schema`` (a connection parameter: rollbacks keep it)."""
 
@@ -188,8 +223,7 @@ async def open_world(
     file: Path | None = None
     seeded = False
     if url is None:
-        image = await seeded_image(domain, data_dir, scenario)
-        engine = create_engine("sqlite+aiosqlite://", sqlite_image=image)
+        engine = await _memory_engine(await seeded_image(domain, data_dir, scenario))
         seeded = True
     else:
         parsed = make_url(url)

@@ -16,6 +16,7 @@ the agent's messages, as tau-bench checks it (:func:`outputs_said`).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -63,11 +64,14 @@ class Grade:
         }
 
 
-_CACHE: dict[tuple[str, str], Golden] = {}
+_Key = tuple[str, str, str, str]
+_CACHE: dict[_Key, Golden] = {}
+_COMPUTING: dict[_Key, asyncio.Lock] = {}
 
 
 def clear_golden_cache() -> None:
     _CACHE.clear()
+    _COMPUTING.clear()
 
 
 @lru_cache(maxsize=16)
@@ -100,21 +104,32 @@ async def replay(
 
 
 async def golden(task: Task, *, data_dir: Path, url: str | None = None, cache: bool = True) -> Golden:
-    """The task's golden state, computed once per process (per task definition and data directory).
+    """The task's golden state, computed once per process (per data directory, domain, task and definition).
 
-    Concurrent first requests may compute it twice; the result is the same.
+    Every trial and arm of a run reuses it (with ``--workers`` each process
+    computes its tasks' goldens once); concurrent first requests wait for the
+    one computing it. A world on a database URL is always replayed afresh.
     """
-    key = (str(data_dir), task_set_hash([task]))
-    if cache and key in _CACHE and url is None:
-        return _CACHE[key]
+    if not cache or url is not None:
+        return await _compute(task, data_dir=data_dir, url=url)
+    key = (str(data_dir), task.domain, task.id, task_set_hash([task]))
+    found = _CACHE.get(key)
+    if found is not None:
+        return found
+    async with _COMPUTING.setdefault(key, asyncio.Lock()):
+        found = _CACHE.get(key)
+        if found is None:
+            found = _CACHE[key] = await _compute(task, data_dir=data_dir, url=None)
+    _COMPUTING.pop(key, None)
+    return found
+
+
+async def _compute(task: Task, *, data_dir: Path, url: str | None) -> Golden:
     domain = get_domain(task.domain)
     calls = [(call.tool, call.arguments) for call in task.golden]
     state = await replay(task, calls, data_dir=data_dir, domain=domain, url=url)
     canonical, digest = canonical_with_hash(domain.name, state, domain.specs)
-    result = Golden(task=task.id, state=state, canonical=canonical, hash=digest, calls=len(calls))
-    if cache and url is None:
-        _CACHE[key] = result
-    return result
+    return Golden(task=task.id, state=state, canonical=canonical, hash=digest, calls=len(calls))
 
 
 def grade(state: State, expected: Golden, domain: Domain) -> Grade:
