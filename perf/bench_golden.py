@@ -22,7 +22,7 @@ from benchmark.dataset import load_scenario, load_tasks
 from benchmark.dataset.tau_airline import is_tau_airline
 from benchmark.domains import domain_names, get_domain
 from benchmark.world import open_world
-from judges.canonical import canonical_state, state_hash
+from benchmark.world.canon_memo import canonical_with_hash
 
 
 async def run(data: Path, domain_name: str, url: str | None, quiet: bool) -> tuple[int, float, int]:
@@ -43,7 +43,7 @@ async def run(data: Path, domain_name: str, url: str | None, quiet: bool) -> tup
                     message = outcome.error.message
                     print(f"FAIL {task.id} call {index} {call.tool}: {message}", file=sys.stderr)
             t2 = time.perf_counter()
-            digest = state_hash(canonical_state(await world.state(), domain.specs))
+            _, digest = canonical_with_hash(domain.name, await world.state(), domain.specs)
             t3 = time.perf_counter()
         timings.append((task.id, t1 - t0, t2 - t1, t3 - t2))
         if not quiet:
