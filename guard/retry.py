@@ -87,6 +87,26 @@ class Retried:
     error_classes: tuple[ErrorClass, ...]
 
 
+def _give_back(state: RetryCallState) -> Any:
+    assert state.outcome is not None
+    return state.outcome.result()
+
+
+def _later_attempts(
+    policy: RetryPolicy, sleep: Callable[[float], Awaitable[None]], retry: Any
+) -> AsyncRetrying:
+    """Tenacity's loop over the 2nd, 3rd, ... attempts: its exponential waits start one step later."""
+    return AsyncRetrying(
+        stop=stop_after_attempt(policy.max_attempts - 1),
+        wait=wait_exponential(multiplier=policy.initial_backoff_s * 2, max=policy.max_backoff_s)
+        + wait_random(0, policy.jitter_s),
+        retry=retry,
+        sleep=sleep,
+        reraise=True,
+        retry_error_callback=_give_back,
+    )
+
+
 async def call_with_retries(
     attempt: Callable[[], Awaitable[CallOutcome]], rules: RetryRules, *, repeat_safe: bool, idempotent: bool
 ) -> Retried:
@@ -124,19 +144,8 @@ async def call_with_retries(
         if not outcome_retryable(first) or policy.max_attempts == 1:
             return Retried(first, None, 0, tuple(seen))
 
-    def give_back(state: RetryCallState) -> Any:
-        assert state.outcome is not None
-        return state.outcome.result()
-
-    # the loop's own attempts are the 2nd, 3rd, ...: its exponential waits start one step later
-    retrying = AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts - 1),
-        wait=wait_exponential(multiplier=policy.initial_backoff_s * 2, max=policy.max_backoff_s)
-        + wait_random(0, policy.jitter_s),
-        retry=retry_if_exception(exception_retryable) | retry_if_result(outcome_retryable),
-        sleep=sleep,
-        reraise=True,
-        retry_error_callback=give_back,
+    retrying = _later_attempts(
+        policy, sleep, retry_if_exception(exception_retryable) | retry_if_result(outcome_retryable)
     )
     attempts = 1
 

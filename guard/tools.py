@@ -277,26 +277,7 @@ def build_spec(
     params = list(inspect.signature(fn).parameters.values())
     if not params:
         raise ConfigError(f"tool {tool_name} must take the ToolContext as its first parameter")
-    args = params[1:]
-    model_param: str | None = None
-    annotation = hints.get("args") if len(args) == 1 and args[0].name == "args" else None
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        model_param = args[0].name
-        input_model = annotation
-    else:
-        fields: dict[str, Any] = {}
-        for param in args:
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise ConfigError(f"tool {tool_name}: *args and **kwargs cannot be described as a schema")
-            if param.name not in hints:
-                raise ConfigError(f"tool {tool_name}: argument {param.name!r} has no type annotation")
-            default = ... if param.default is inspect.Parameter.empty else param.default
-            fields[param.name] = (hints[param.name], default)
-        input_model = create_model(
-            f"{tool_name}_arguments",
-            __config__=ConfigDict(extra="forbid", populate_by_name=True),
-            **fields,
-        )
+    input_model, model_param = _input_model(tool_name, params[1:], hints)
     input_schema = inline_refs(input_model.model_json_schema(by_alias=True))
     input_schema.pop("title", None)
     returns = hints.get("return")
@@ -318,6 +299,29 @@ def build_spec(
         title=title,
         model_param=model_param,
     )
+
+
+def _input_model(
+    tool_name: str, args: list[inspect.Parameter], hints: Mapping[str, Any]
+) -> tuple[type[BaseModel], str | None]:
+    """The model of a tool's arguments, and the parameter that takes it whole (``args: Model``), if any."""
+    annotation = hints.get("args") if len(args) == 1 and args[0].name == "args" else None
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, args[0].name
+    fields: dict[str, Any] = {}
+    for param in args:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise ConfigError(f"tool {tool_name}: *args and **kwargs cannot be described as a schema")
+        if param.name not in hints:
+            raise ConfigError(f"tool {tool_name}: argument {param.name!r} has no type annotation")
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (hints[param.name], default)
+    model = create_model(
+        f"{tool_name}_arguments",
+        __config__=ConfigDict(extra="forbid", populate_by_name=True),
+        **fields,
+    )
+    return model, None
 
 
 def result_text(value: Any) -> str:

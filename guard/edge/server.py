@@ -181,17 +181,7 @@ def build_server(
         try:
             key = resolve(ctx)
             if tool == manager.commit_tool:
-                try:
-                    arguments = _CommitArguments.model_validate(params.arguments or {})
-                except ValidationError as exc:
-                    message = format_validation_error(exc)
-                    return types.CallToolResult(
-                        content=[types.TextContent(type="text", text=message)], is_error=True
-                    )
-                commit = await manager.commit(key, arguments.summary)
-                if commit.terminal and on_finished is not None:
-                    on_finished(key.id)
-                return _commit_result(commit)
+                return await _agent_commit(manager, key, params.arguments, on_finished)
             if tool == manager.rollback_tool:
                 return await _agent_rollback(manager, key, params.arguments, on_finished)
             reply = await manager.call(key, tool, params.arguments)
@@ -199,11 +189,7 @@ def build_server(
                 on_finished(key.id)
             return _tool_result(reply)
         except TransactionClosed as exc:
-            if key is None or not key.renewable or on_finished is None:
-                return _refusal(exc.message)
-            # a key the guard chose (stdio) is renewed by the guard: the agent cannot name another one
-            on_finished(key.id)
-            return _refusal(f"{exc.message.split(';')[0]}; the next call starts a new transaction")
+            return _closed(exc, key, on_finished)
         except Refused as exc:
             return _refusal(exc.message)
         except RequestRejected as exc:
@@ -215,14 +201,45 @@ def build_server(
     return Server(
         name,
         version=version,
-        instructions=(
-            "Your writes are held in a transaction until you call "
-            f"{manager.commit_tool}; nothing reaches the system of record before that."
-        ),
+        instructions=_instructions(manager.commit_tool),
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=catalogue.schema,
     )
+
+
+def _instructions(commit_tool: str) -> str:
+    return (
+        f"Your writes are held in a transaction until you call {commit_tool}; "
+        "nothing reaches the system of record before that."
+    )
+
+
+async def _agent_commit(
+    manager: TransactionManager,
+    key: TxnKey,
+    raw: dict[str, Any] | None,
+    on_finished: Callable[[str], None] | None,
+) -> types.CallToolResult:
+    try:
+        arguments = _CommitArguments.model_validate(raw or {})
+    except ValidationError as exc:
+        return _refusal(format_validation_error(exc))
+    commit = await manager.commit(key, arguments.summary)
+    if commit.terminal and on_finished is not None:
+        on_finished(key.id)
+    return _commit_result(commit)
+
+
+def _closed(
+    exc: TransactionClosed, key: TxnKey | None, on_finished: Callable[[str], None] | None
+) -> types.CallToolResult:
+    """A call to an ended transaction, as a tool error; a key the guard chose (stdio) is renewed by
+    the guard, since the agent cannot name another one."""
+    if key is None or not key.renewable or on_finished is None:
+        return _refusal(exc.message)
+    on_finished(key.id)
+    return _refusal(f"{exc.message.split(';')[0]}; the next call starts a new transaction")
 
 
 async def _agent_rollback(
