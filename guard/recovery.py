@@ -12,7 +12,8 @@ and effects, stays in the log either way. :func:`settle` is the pure rule.
 Recording (:func:`record_recovered`): the backend does what interrupted
 transactions left outside the database (:meth:`~guard.backends.base.Backend.recover`);
 a finished commit becomes a commit attempt ``via recovery`` with what it
-dispatched, and its transaction ends ``committed`` or ``partial``; a rollback
+dispatched, the interrupted attempt takes the same outcome (it is no longer
+``committing``), and its transaction ends ``committed`` or ``partial``; a rollback
 of a transaction the crash left open adds what it undid (or could not) to the
 transaction's close reason.
 """
@@ -121,12 +122,13 @@ async def record_recovered(
             status = Status.COMMITTED if report.complete else Status.PARTIAL
             reason = f"commit finished by {instance} after an interruption: {report.message}"
             ended = replace(record, status=status, close_reason=reason, closed_at=now, updated_at=now)
+            outcome = CommitStatus(status.value)
             entry = CommitEntry(
                 transaction_id=report.transaction_id,
                 attempt=len(detail.commits) + 1,
                 via="recovery",
                 decision=Decision.ALLOW,
-                status=CommitStatus(status.value),
+                status=outcome,
                 findings=[],
                 effects=[],
                 summary=record.summary,
@@ -134,6 +136,10 @@ async def record_recovered(
                 dispatch=list(report.writes),
             )
             await audit.record_commit(entry, ended)
+            for decided in detail.commits:
+                # the interrupted attempt (another replica's, maybe): its outcome is known now
+                if decided.status is CommitStatus.COMMITTING:
+                    await audit.record_commit(replace(decided, status=outcome), ended)
         else:
             reason = f"{record.close_reason or record.status}; {report.message}"
             ended = replace(record, close_reason=reason, closed_at=now, updated_at=now)
