@@ -27,8 +27,8 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
-from rich.text import Text
 
+from benchmark.console import fail
 from benchmark.dataset import load_task
 from benchmark.domains import domain_names
 from benchmark.errors import BenchmarkError
@@ -60,17 +60,11 @@ Data = Annotated[
 ]
 
 
-def _fail(message: str) -> typer.Exit:
-    """One line, the message as text (it may quote a task, a file or an agent: never markup)."""
-    errors.print(Text.assemble(("error:", "red"), " ", " ".join(message.split())), soft_wrap=True)
-    return typer.Exit(2)
-
-
 def _run(work: Coroutine[Any, Any, T]) -> T:
     try:
         return asyncio.run(work)
     except (BenchmarkError, GuardError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
 
 
 def _summary_table(summary: RunSummary, out: Path) -> Table:
@@ -138,7 +132,7 @@ def bench(
     try:
         spec, run_options = parse_bench(**options)
     except BenchmarkError as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     _run_with_progress(spec, run_options, quiet=quiet)
 
 
@@ -261,11 +255,11 @@ def serve(
     from benchmark.serve import serve_task
 
     if data is None:
-        raise _fail("--data DIR is required: a thinkingbox-data checkout")
+        raise fail("--data DIR is required: a thinkingbox-data checkout")
     try:
         settings = guard_settings(guard_config)
     except GuardError as exc:
-        raise _fail(exc.message) from None
+        raise fail(exc.message) from None
     # the guarded app's Host policy and exposure check read where it is served
     settings = settings.model_copy(
         update={"server": settings.server.model_copy(update={"host": host, "port": port})}

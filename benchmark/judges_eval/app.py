@@ -17,8 +17,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.text import Text
 
+from benchmark.console import fail, show
 from benchmark.domains import domain_names
 from benchmark.errors import BenchmarkError
 from benchmark.judges_eval.backtest import EvalSpec, backtest
@@ -29,7 +29,6 @@ from guard.errors import GuardError
 
 __all__ = ["judges_app"]
 
-_PIPE_WIDTH = 120
 
 judges_app = typer.Typer(help="The judges: backtest a gate on graded agent runs before enforcing it.")
 
@@ -37,13 +36,6 @@ judges_app = typer.Typer(help="The judges: backtest a gate on graded agent runs 
 @judges_app.callback()
 def judges() -> None:
     """The judges: backtest a gate on graded agent runs before enforcing it."""
-
-
-def _fail(message: str) -> typer.Exit:
-    Console(stderr=True).print(
-        Text.assemble(("error:", "red"), " ", " ".join(message.split())), soft_wrap=True
-    )
-    return typer.Exit(2)
 
 
 def _run(spec: EvalSpec, *, quiet: bool) -> EvalReport:
@@ -107,9 +99,9 @@ def eval_command(
     Prints the confusion against the grade per domain and per rule, and the false blocks and misses to
     review."""
     if data is None:
-        raise _fail("--data DIR is required: a thinkingbox-data checkout or tau-bench's airline folder")
+        raise fail("--data DIR is required: a thinkingbox-data checkout or tau-bench's airline folder")
     if domain is not None and domain not in domain_names():
-        raise _fail(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
+        raise fail(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
     spec = EvalSpec(
         data_dir=data,
         domain=domain,
@@ -128,15 +120,7 @@ def eval_command(
 
             html.write_text(render_eval_html(report), encoding="utf-8")
     except (BenchmarkError, GuardError) as exc:
-        raise _fail(str(exc)) from None
+        raise fail(str(exc)) from None
     except OSError as exc:
-        raise _fail(f"cannot write {html}: {exc.strerror or exc}") from None
-    if as_json:
-        typer.echo(render_json(report), nl=False)
-    else:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=_PIPE_WIDTH)
-        print_tables(report, console)
-    if html is not None:
-        typer.echo(f"wrote {html}", err=True)
+        raise fail(f"cannot write {html}: {exc.strerror or exc}") from None
+    show(report, as_json=as_json, render_json=render_json, print_tables=print_tables, html=html)

@@ -8,12 +8,11 @@ unequal trial counts or a bad option is one line on stderr and exit code 2.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.markup import escape
 
+from benchmark.console import fail, show
 from benchmark.errors import BenchmarkError
 from benchmark.metrics import Metrics, MetricsError, Prices, compute
 from benchmark.report.document import render_json
@@ -22,8 +21,6 @@ from benchmark.report.tables import print_tables
 from benchmark.results import read_results
 
 __all__ = ["load_metrics", "prices_from", "report"]
-
-_PIPE_WIDTH = 120
 
 
 def load_metrics(
@@ -82,20 +79,7 @@ def report(
         if html is not None:
             html.write_text(render_html(metrics), encoding="utf-8")
     except BenchmarkError as exc:
-        _fail(exc.message)
+        raise fail(exc.message) from None
     except OSError as exc:
-        _fail(f"cannot write {html}: {exc.strerror or exc}")
-    if as_json:
-        typer.echo(render_json(metrics), nl=False)
-    else:
-        console = Console()
-        if not console.is_terminal:
-            console = Console(width=_PIPE_WIDTH)
-        print_tables(metrics, console)
-    if html is not None:
-        typer.echo(f"wrote {html}", err=True)
-
-
-def _fail(message: str) -> NoReturn:
-    Console(stderr=True, highlight=False).print(f"[red]error:[/red] {escape(message)}", soft_wrap=True)
-    raise typer.Exit(2)
+        raise fail(f"cannot write {html}: {exc.strerror or exc}") from None
+    show(metrics, as_json=as_json, render_json=render_json, print_tables=print_tables, html=html)
