@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Table, and_, delete, func, insert, select, update
+from sqlalchemy import Executable, Table, and_, bindparam, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains.base import SEQ
@@ -50,36 +50,81 @@ def _public(row: Mapping[Any, Any]) -> dict[str, Any]:
     return {k: v for k, v in row.items() if k != SEQ}
 
 
-def _where(table: Table, match: Mapping[str, Any]) -> Any:
-    return and_(*(table.c[name] == value for name, value in match.items()))
-
-
 def _primary(table: Table) -> list[str]:
     return [c.name for c in table.primary_key.columns]
 
 
+_WHERE = "_w_"
+"""Prefix of the WHERE clause's parameters (an UPDATE's SET takes the columns' own names)."""
+
+_STATEMENTS: dict[tuple[Any, ...], tuple[Table, Executable]] = {}
+
+
+def _statement(kind: str, table: Table, match: Mapping[str, Any]) -> tuple[Executable, dict[str, Any]]:
+    """The statement of ``kind`` on ``table`` filtered by ``match``, built once, and its parameters.
+
+    Building a statement and computing its cache key cost about three times running it on an
+    in-memory world, so each shape (the matched columns, which of them are null) is built once
+    and run with parameters. A null matches as ``IS NULL``, as ``column == None`` does.
+    """
+    nulls = tuple(name for name, value in match.items() if value is None)
+    key = (kind, id(table), tuple(match), nulls)
+    entry = _STATEMENTS.get(key)
+    if entry is None:
+        conditions = (
+            table.c[name].is_(None) if name in nulls else table.c[name] == bindparam(_WHERE + name)
+            for name in match
+        )
+        built: Executable
+        if kind == "all":
+            built = select(table).order_by(table.c[SEQ])
+            built = built.where(and_(*conditions)) if match else built
+        elif kind == "first":
+            built = select(table).where(and_(*conditions)).order_by(table.c[SEQ]).limit(1)
+        elif kind == "update":
+            built = update(table).where(and_(*conditions))
+        else:
+            built = delete(table).where(and_(*conditions))
+        entry = _STATEMENTS[key] = (table, built)
+    return entry[1], {_WHERE + name: value for name, value in match.items() if value is not None}
+
+
+def _fixed(kind: str, table: Table) -> Executable:
+    """A statement of ``table`` without parameters (its count, its last ``_seq``, its insert)."""
+    key = (kind, id(table))
+    entry = _STATEMENTS.get(key)
+    if entry is None:
+        built: Executable
+        if kind == "count":
+            built = select(func.count()).select_from(table)
+        elif kind == "max_seq":
+            built = select(func.max(table.c[SEQ]))
+        else:
+            built = insert(table)
+        entry = _STATEMENTS[key] = (table, built)
+    return entry[1]
+
+
 async def all_rows(conn: AsyncConnection, table: Table, **match: Any) -> list[dict[str, Any]]:
     """Every row (matching ``match``, by equality) in list order."""
-    query = select(table).order_by(table.c[SEQ])
-    if match:
-        query = query.where(_where(table, match))
-    result = await conn.execute(query)
+    statement, parameters = _statement("all", table, match)
+    result = await conn.execute(statement, parameters)
     return [_public(row) for row in result.mappings()]
 
 
 async def first_row(conn: AsyncConnection, table: Table, **match: Any) -> dict[str, Any] | None:
     """The first row in list order whose columns equal ``match``, or None."""
-    query = select(table).where(_where(table, match)).order_by(table.c[SEQ]).limit(1)
-    row = (await conn.execute(query)).mappings().first()
+    statement, parameters = _statement("first", table, match)
+    row = (await conn.execute(statement, parameters)).mappings().first()
     return None if row is None else _public(row)
 
 
 async def count_rows(conn: AsyncConnection, table: Table) -> int:
-    return int((await conn.execute(select(func.count()).select_from(table))).scalar_one())
+    return int((await conn.execute(_fixed("count", table))).scalar_one())
 
 
 async def _next_seq(conn: AsyncConnection, table: Table) -> int:
-    current = (await conn.execute(select(func.max(table.c[SEQ])))).scalar_one()
+    current = (await conn.execute(_fixed("max_seq", table))).scalar_one()
     return 1 if current is None else int(current) + 1
 
 
@@ -87,20 +132,47 @@ def _key_text(table: Table, row: Mapping[str, Any]) -> str:
     return "/".join(str(row.get(name)) for name in _primary(table))
 
 
+def _columns(table: Table, names: Iterable[str]) -> bool:
+    """Whether every name is one of the table's columns (as a prepared statement's parameters must be)."""
+    columns = table.c
+    return all(name in columns for name in names)
+
+
+async def _append(conn: AsyncConnection, table: Table, values: Mapping[str, Any]) -> None:
+    row = {**values, SEQ: await _next_seq(conn, table)}
+    if _columns(table, values):
+        await conn.execute(_fixed("insert", table), row)
+    else:
+        # a name that is not a column fails as it always has ("Unconsumed column names")
+        await conn.execute(insert(table).values(row))
+
+
+async def _update(
+    conn: AsyncConnection, table: Table, key: Mapping[str, Any], changes: Mapping[str, Any]
+) -> int:
+    """Set ``changes`` on the rows matching ``key``; the number of rows changed."""
+    if not changes or not _columns(table, changes):
+        # no change, or a name that is not a column: the statement fails as it always has
+        where = and_(*(table.c[name] == value for name, value in key.items()))
+        return int((await conn.execute(update(table).where(where).values(dict(changes)))).rowcount)
+    statement, parameters = _statement("update", table, key)
+    result = await conn.execute(statement, {**changes, **parameters})
+    return int(result.rowcount)
+
+
 async def insert_row(conn: AsyncConnection, table: Table, row: Mapping[str, Any]) -> None:
     """Append a row; :class:`DuplicateKey` if its key is taken (nothing is written then)."""
     key = {name: row.get(name) for name in _primary(table)}
     if await first_row(conn, table, **key) is not None:
         raise DuplicateKey(_key_text(table, row))
-    await conn.execute(insert(table).values({**row, SEQ: await _next_seq(conn, table)}))
+    await _append(conn, table, row)
 
 
 async def update_row(
     conn: AsyncConnection, table: Table, key: Mapping[str, Any], changes: Mapping[str, Any]
 ) -> None:
     """Change some columns of the row with ``key``; :class:`MissingRow` if there is none."""
-    result = await conn.execute(update(table).where(_where(table, key)).values(dict(changes)))
-    if result.rowcount == 0:
+    if await _update(conn, table, key, changes) == 0:
         raise MissingRow("/".join(str(v) for v in key.values()))
 
 
@@ -108,13 +180,13 @@ async def upsert_row(conn: AsyncConnection, table: Table, row: Mapping[str, Any]
     """Replace the row with the same key in place, or append it (the reference's patch upsert)."""
     key = {name: row.get(name) for name in _primary(table)}
     values = {c.name: row.get(c.name) for c in table.columns if c.name != SEQ}
-    result = await conn.execute(update(table).where(_where(table, key)).values(values))
-    if result.rowcount == 0:
-        await conn.execute(insert(table).values({**values, SEQ: await _next_seq(conn, table)}))
+    if await _update(conn, table, key, values) == 0:
+        await _append(conn, table, values)
 
 
 async def delete_row(conn: AsyncConnection, table: Table, key: Mapping[str, Any]) -> None:
-    result = await conn.execute(delete(table).where(_where(table, key)))
+    statement, parameters = _statement("delete", table, key)
+    result = await conn.execute(statement, parameters)
     if result.rowcount == 0:
         raise MissingRow("/".join(str(v) for v in key.values()))
 

@@ -69,10 +69,9 @@ async def dump_state(conn: AsyncConnection, domain: Domain) -> State:
     """The graded state: benchmark table name → rows in list order (without ``_seq``)."""
     state: State = {}
     if conn.dialect.name == "sqlite":
-        plan = sqlite_plan(domain)
-        for table in domain.hashed_tables:
-            state[table.benchmark_name] = await plan.rows(conn, table.name)
-        return state
+        tables = domain.hashed_tables
+        read = await sqlite_plan(domain).read(conn, [table.name for table in tables])
+        return {table.benchmark_name: rows for table, rows in zip(tables, read, strict=True)}
     for table in domain.hashed_tables:
         sql = domain.sql[table.name]
         result = await conn.execute(select(sql).order_by(sql.c[SEQ]))
@@ -197,8 +196,8 @@ async def _populate_sqlite(
 async def _patch(conn: AsyncConnection, domain: Domain, task: Task) -> None:
     plan = sqlite_plan(domain)
     for name, rows in patch_rows(domain, task).items():
-        for row in rows:
-            await plan.upsert(conn, name, row)
+        if rows:
+            await plan.upsert(conn, name, rows)
 
 
 @asynccontextmanager

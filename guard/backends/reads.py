@@ -87,10 +87,11 @@ class SqlStateReader:
         return {query: tuple(rows) for query, rows in zip(queries, found, strict=True)}
 
     async def _one(self, table: Table, query: Query) -> tuple[Row, ...]:
-        statement = select(table).where(and_(*(table.c[col] == value for col, value in query.where)))
+        columns = tuple(column for column, _ in query.where)
+        params: dict[str, Any] = {f"k{position}": value for position, (_, value) in enumerate(query.where)}
         if query.limit is not None:
-            statement = statement.limit(query.limit)
-        rows = await self._conn.execute(statement)
+            params[_LIMIT] = query.limit
+        rows = await self._conn.execute(_single(table, columns, query.limit is not None), params)
         return tuple({k: jsonable(v) for k, v in row._mapping.items()} for row in rows)
 
 
@@ -98,6 +99,15 @@ def _limit(query: Query | None) -> int:
     if query is None:
         return 0
     return query.limit if query.limit is not None else 2**31 - 1
+
+
+@lru_cache(maxsize=512)
+def _single(table: Table, columns: tuple[str, ...], limited: bool) -> Select[Any]:
+    """The statement answering one query on ``columns`` of ``table`` (parameters k0, k1, ..., the limit)."""
+    statement = select(table).where(
+        and_(*(table.c[column] == bindparam(f"k{position}") for position, column in enumerate(columns)))
+    )
+    return statement.limit(bindparam(_LIMIT, type_=Integer)) if limited else statement
 
 
 @lru_cache(maxsize=512)

@@ -13,6 +13,7 @@ retry), a limit. A rollback the agent asked for, done, is not an error.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -64,7 +65,9 @@ _COMMIT_OUTPUT = {
 }
 
 
-def commit_tool(name: str) -> types.Tool:
+@functools.lru_cache(maxsize=64)
+def commit_tool(name: str, *, output_schema: bool = True) -> types.Tool:
+    """The commit tool as listed (one object per name, shared by every server: never changed)."""
     schema = _CommitArguments.model_json_schema()
     schema.pop("title", None)
     return types.Tool(
@@ -75,7 +78,7 @@ def commit_tool(name: str) -> types.Tool:
             "findings say what is wrong; repair it and call this again."
         ),
         input_schema=schema,
-        output_schema=_COMMIT_OUTPUT,
+        output_schema=_COMMIT_OUTPUT if output_schema else None,
         annotations=types.ToolAnnotations(
             read_only_hint=False, destructive_hint=False, idempotent_hint=False
         ),
@@ -107,7 +110,9 @@ class _RollbackArguments(BaseModel):
     )
 
 
-def rollback_tool(name: str) -> types.Tool:
+@functools.lru_cache(maxsize=64)
+def rollback_tool(name: str, *, output_schema: bool = True) -> types.Tool:
+    """The rollback tool as listed (shared, like :func:`commit_tool`'s)."""
     schema = _RollbackArguments.model_json_schema()
     schema.pop("title", None)
     return types.Tool(
@@ -117,7 +122,7 @@ def rollback_tool(name: str) -> types.Tool:
             "Use it to start over after a mistake; the next call opens a new transaction."
         ),
         input_schema=schema,
-        output_schema=_COMMIT_OUTPUT,
+        output_schema=_COMMIT_OUTPUT if output_schema else None,
         annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=True),
     )
 
@@ -159,8 +164,9 @@ def build_server(
 ) -> Server[Any]:
     """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended.
 
-    ``output_schemas=False`` lists the backend's tools without output schemas (the results
-    still carry structured content), as servers that declare none do.
+    ``output_schemas=False`` lists every tool without an output schema, the guard's commit and
+    rollback tools too (the results still carry structured content), as servers that declare
+    none do; a client then has no schema to compile (the commit reply's costs a client ~7 ms).
     """
     catalogue = _Catalogue(manager, output_schemas)
 
@@ -279,9 +285,10 @@ class _Catalogue:
         if self._built_from is specs:
             return
         self._listed = [spec_tool(spec, output_schema=self._output_schemas) for spec in specs.values()]
-        self._listed.append(commit_tool(self._manager.commit_tool))
+        schemas = self._output_schemas
+        self._listed.append(commit_tool(self._manager.commit_tool, output_schema=schemas))
         if self._manager.rollback_tool is not None:
-            self._listed.append(rollback_tool(self._manager.rollback_tool))
+            self._listed.append(rollback_tool(self._manager.rollback_tool, output_schema=schemas))
         self._schemas = {tool.name: tool.input_schema for tool in self._listed}
         self._built_from = specs
 
