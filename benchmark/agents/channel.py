@@ -37,11 +37,7 @@ class McpChannel:
         self.errors = 0
         self.protocol_errors: list[tuple[int, str]] = []
 
-    async def open(self, listing: list[ToolInfo] | None = None) -> McpChannel:
-        """List the server's tools, or take ``listing``: what this server lists, as another client read it."""
-        if listing is not None:
-            self._tools = listing
-            return self
+    async def open(self) -> McpChannel:
         listed = await self._client.list_tools()
         self._tools = [
             ToolInfo(

@@ -12,17 +12,13 @@
 
 Both talk MCP in process (the SDK's direct dispatch): the agent cannot tell
 the transport from a socket, and no port is opened. Like the reference
-servers, both list the tools without output schemas. A process lists each
-arm's tools once: the listing of the same tools is the same in every trial,
-and a later trial's agent gets the first one's, as a client that caches
-``tools/list`` would (listing costs a trial ~6 ms of CPU, a tenth of it).
+servers, both list the tools without output schemas.
 """
 
 from __future__ import annotations
 
 import asyncio
-import operator
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -45,7 +41,7 @@ from guard.manager import TransactionManager, TxnKey
 from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
-from guard.tools import Tool, ToolRegistry
+from guard.tools import ToolRegistry
 from judges import CallRecord
 
 __all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]
@@ -154,24 +150,6 @@ class ArmSession:
         return 0 if self.audit is None else sum(entry.retries for entry in self.audit.calls)
 
 
-_LISTINGS: dict[tuple[Any, ...], tuple[tuple[Any, ...], list[ToolInfo]]] = {}
-
-
-async def _open_channel(
-    client: Client, key: tuple[Any, ...], tools: Sequence[Tool], commit_tool: str | None
-) -> McpChannel:
-    """The agent's channel, listing the tools over MCP the first time this process serves ``tools``."""
-    # the tools' schemas are held by the entry, so a matching entry lists these very tools
-    schemas = tuple(tool.input_schema for tool in tools)
-    cached = _LISTINGS.get(key)
-    channel = McpChannel(client, commit_tool=commit_tool)
-    if cached is not None and len(cached[0]) == len(schemas) and all(map(operator.is_, cached[0], schemas)):
-        return await channel.open(cached[1])
-    await channel.open()
-    _LISTINGS[key] = (schemas, channel.tools)
-    return channel
-
-
 async def _no_wait(seconds: float) -> None:
     await asyncio.sleep(0)
 
@@ -193,10 +171,8 @@ async def open_arm(
     """The agent's channel for one trial in ``arm``, on the world behind ``engine``."""
     if arm == "baseline":
         server = build_plain_server(engine, registry, clock, name=registry.name, output_schemas=False)
-        tools = list(registry)
         async with Client(server) as client:
-            key = (arm, registry.name, *(tool.name for tool in tools))
-            channel = RecordingChannel(await _open_channel(client, key, tools, None), plan)
+            channel = RecordingChannel(await McpChannel(client, commit_tool=None).open(), plan)
             yield ArmSession(arm, channel)
         return
     if gate is None:
@@ -225,11 +201,9 @@ async def open_arm(
         output_schemas=False,
     )
     try:
-        served: list[Tool] = list(manager.tool_map.values())
         async with Client(server) as client:
-            names: tuple[Any, ...] = (arm, registry.name, manager.commit_tool, manager.rollback_tool)
-            inner = await _open_channel(client, (*names, *manager.tool_map), served, manager.commit_tool)
-            yield ArmSession(arm, RecordingChannel(inner, plan), manager, audit, keys)
+            channel = RecordingChannel(await McpChannel(client, commit_tool=manager.commit_tool).open(), plan)
+            yield ArmSession(arm, channel, manager, audit, keys)
     finally:
         if manager.live(keys.current) is not None:
             await manager.rollback_by_id(keys.current, "the trial ended")

@@ -7,10 +7,13 @@ from typing import Any
 
 import mcp_types as types
 import pytest
+from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from guard.clock import FixedClock
+from guard.edge.server import build_server
 from guard.errors import ConfigError
+from guard.manager import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade
@@ -32,6 +35,18 @@ async def test_tool_list_has_the_commit_tool_and_honest_annotations(runtime: Run
     assert update is not None
     assert (update.read_only_hint, update.destructive_hint, update.idempotent_hint) == (False, False, True)
     assert listed["guard_commit"].input_schema["required"] == ["summary"]
+    assert listed["guard_commit"].output_schema is not None
+
+
+async def test_a_server_without_output_schemas_lists_none_for_its_own_tools_either(runtime: Runtime) -> None:
+    """As the benchmark's servers do: a client then compiles no schema, and results stay structured."""
+    server = build_server(runtime.manager, lambda ctx: TxnKey("plain-1", "agent-a"), output_schemas=False)
+    async with Client(server) as agent:
+        listed = (await agent.list_tools()).tools
+        committed = await agent.call_tool("guard_commit", {"summary": "nothing to do"})
+    assert {"guard_commit", "guard_rollback", "get_ticket"} <= {tool.name for tool in listed}
+    assert all(tool.output_schema is None for tool in listed)
+    assert body(committed)["status"] == "committed"
 
 
 async def test_allowed_commit_persists(runtime: Runtime, settings: GuardSettings) -> None:
