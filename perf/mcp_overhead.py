@@ -129,6 +129,8 @@ async def measure(root: Path, label: str, target: Server[Any] | str, calls: int,
             "backend": {"kind": "mcp", "mcp": {"url": "http://upstream.invalid/mcp"}},
             "audit": {"url": f"sqlite:///{root / f'guard-{abs(hash(label))}.db'}"},
             "commit": {"idle_timeout_s": 3600},
+            # every call of the run in one transaction (the outbox holds each deferred write)
+            "limits": {"max_calls_per_transaction": 1_000_000, "max_argument_bytes_per_transaction": 1 << 30},
         }
     )
     runtime = build_runtime(settings, upstream=ClientUpstream(target, name="records"))
