@@ -238,8 +238,9 @@ class Audit(Protocol):
         """Write a call; it is durable when this returns."""
         ...
 
-    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
-        """Write (or rewrite) a commit attempt and its transaction's row in one database transaction."""
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
+        """Write (or rewrite) commit attempts (``entry``, then ``more``) and their transaction's row,
+        all in one database transaction."""
         ...
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:
@@ -280,8 +281,9 @@ class MemoryAudit:
     async def record_call(self, entry: CallEntry) -> None:
         self.calls.append(entry)
 
-    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
-        self.commits[(entry.transaction_id, entry.attempt)] = entry
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
+        for each in (entry, *more):
+            self.commits[(each.transaction_id, each.attempt)] = each
         self.transactions[record.id] = record
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:

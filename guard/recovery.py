@@ -135,11 +135,9 @@ async def record_recovered(
                 at=now,
                 dispatch=list(report.writes),
             )
-            await audit.record_commit(entry, ended)
-            for decided in detail.commits:
-                # the interrupted attempt (another replica's, maybe): its outcome is known now
-                if decided.status is CommitStatus.COMMITTING:
-                    await audit.record_commit(replace(decided, status=outcome), ended)
+            # the interrupted attempt (another replica's, maybe) takes the outcome, in the same write
+            settled = [replace(c, status=outcome) for c in detail.commits if c.status is CommitStatus.COMMITTING]
+            await audit.record_commit(entry, ended, *settled)
         else:
             reason = f"{record.close_reason or record.status}; {report.message}"
             ended = replace(record, close_reason=reason, closed_at=now, updated_at=now)

@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Executable, Table, and_, bindparam, delete, func, insert, select, update
+from sqlalchemy import Executable, Table, and_, delete, func, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains.base import SEQ
+from guard.store.params import equals
 
 __all__ = [
     "DuplicateKey",
@@ -64,17 +65,13 @@ def _statement(kind: str, table: Table, match: Mapping[str, Any]) -> tuple[Execu
     """The statement of ``kind`` on ``table`` filtered by ``match``, built once, and its parameters.
 
     Building a statement and computing its cache key cost about three times running it on an
-    in-memory world, so each shape (the matched columns, which of them are null) is built once
-    and run with parameters. A null matches as ``IS NULL``, as ``column == None`` does.
+    in-memory world, so each shape (the matched columns and the types of their values, see
+    :mod:`guard.store.params`) is built once and run with parameters.
     """
-    nulls = tuple(name for name, value in match.items() if value is None)
-    key = (kind, id(table), tuple(match), nulls)
+    key = (kind, id(table), tuple((name, type(value)) for name, value in match.items()))
     entry = _STATEMENTS.get(key)
     if entry is None:
-        conditions = (
-            table.c[name].is_(None) if name in nulls else table.c[name] == bindparam(_WHERE + name)
-            for name in match
-        )
+        conditions = (equals(table.c[name], _WHERE + name, value) for name, value in match.items())
         built: Executable
         if kind == "all":
             built = select(table).order_by(table.c[SEQ])

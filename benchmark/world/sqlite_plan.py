@@ -125,19 +125,17 @@ class SqlitePlan:
     async def upsert(self, conn: AsyncConnection, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """Each row replaces the row with its key in place, or is appended; one after the other, in order."""
         plan = self.tables[table]
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
+        driver = await _driver(conn)
         # each statement reads max(_seq) as the ones before it left it, as one execute per row would
         await driver.executemany(plan.upsert, [plan.encode(row) for row in rows])
 
     async def read(self, conn: AsyncConnection, tables: Sequence[str]) -> list[list[dict[str, Any]]]:
-        """Each table's rows in list order, read on the driver's connection (inside ``conn``'s transaction).
+        """Each table's rows in list order, read on the driver's connection in ``conn``'s transaction.
 
         Through the driver's own ``execute_fetchall``: SQLAlchemy's result machinery has nothing
         to do for raw SQL whose values :meth:`_TablePlan.decode` reads, and cost five times the read.
         """
-        driver = (await conn.get_raw_connection()).driver_connection
-        assert driver is not None
+        driver = await _driver(conn)
         read = []
         for table in tables:
             plan = self.tables[table]
@@ -153,6 +151,19 @@ class SqlitePlan:
                 rows.append(row)
             read.append(rows)
         return read
+
+
+async def _driver(conn: AsyncConnection) -> Any:
+    """The driver's connection under ``conn``, in ``conn``'s transaction (begun here if none is).
+
+    Reading or writing on the driver bypasses SQLAlchemy's autobegin: without a transaction, each
+    table would be read at its own moment (a commit in between would tear the state apart).
+    """
+    if not conn.in_transaction():
+        await conn.begin()
+    driver = (await conn.get_raw_connection()).driver_connection
+    assert driver is not None
+    return driver
 
 
 @lru_cache(maxsize=16)

@@ -24,10 +24,11 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import Integer, Select, Table, and_, bindparam, func, select, union_all
+from sqlalchemy import BigInteger, Integer, Select, Table, and_, bindparam, func, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from guard.store.capture import jsonable
+from guard.store.params import equals
 from judges import Query, Row, StateSnapshot
 
 __all__ = ["SqlStateReader"]
@@ -87,11 +88,10 @@ class SqlStateReader:
         return {query: tuple(rows) for query, rows in zip(queries, found, strict=True)}
 
     async def _one(self, table: Table, query: Query) -> tuple[Row, ...]:
-        columns = tuple(column for column, _ in query.where)
         params: dict[str, Any] = {f"k{position}": value for position, (_, value) in enumerate(query.where)}
         if query.limit is not None:
             params[_LIMIT] = query.limit
-        rows = await self._conn.execute(_single(table, columns, query.limit is not None), params)
+        rows = await self._conn.execute(_single(table, query), params)
         return tuple({k: jsonable(v) for k, v in row._mapping.items()} for row in rows)
 
 
@@ -101,13 +101,26 @@ def _limit(query: Query | None) -> int:
     return query.limit if query.limit is not None else 2**31 - 1
 
 
-@lru_cache(maxsize=512)
-def _single(table: Table, columns: tuple[str, ...], limited: bool) -> Select[Any]:
-    """The statement answering one query on ``columns`` of ``table`` (parameters k0, k1, ..., the limit)."""
-    statement = select(table).where(
-        and_(*(table.c[column] == bindparam(f"k{position}") for position, column in enumerate(columns)))
-    )
-    return statement.limit(bindparam(_LIMIT, type_=Integer)) if limited else statement
+_SINGLE: dict[tuple[Any, ...], tuple[Table, Select[Any]]] = {}
+
+
+def _single(table: Table, query: Query) -> Select[Any]:
+    """The statement answering one query on ``table`` (parameters k0, k1, ..., and the limit), built once.
+
+    Its shape is the columns, the types of the values compared with them (see
+    :mod:`guard.store.params`) and whether it has a limit.
+    """
+    shape = tuple((column, type(value)) for column, value in query.where)
+    key = (id(table), shape, query.limit is not None)
+    entry = _SINGLE.get(key)
+    if entry is None:
+        conditions = (equals(table.c[col], f"k{n}", value) for n, (col, value) in enumerate(query.where))
+        statement = select(table).where(and_(*conditions))
+        if query.limit is not None:
+            statement = statement.limit(bindparam(_LIMIT, type_=BigInteger))
+        # the entry holds its table, so that id(table) is never another table's
+        entry = _SINGLE[key] = (table, statement)
+    return entry[1]
 
 
 @lru_cache(maxsize=512)

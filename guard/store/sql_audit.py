@@ -219,17 +219,16 @@ class SqlAudit:
         finally:
             self._writer = None
 
-    async def record_commit(self, entry: CommitEntry, record: TxnRecord) -> None:
-        values = {name: getattr(entry, name) for name in _COMMIT_FIELDS}
-        attempt = (commits.c.transaction_id == entry.transaction_id) & (commits.c.attempt == entry.attempt)
+    async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
         async with self._engine.begin() as conn:
-            done = await conn.execute(update(commits).where(attempt).values(**values))
-            if done.rowcount == 0:
-                await conn.execute(
-                    insert(commits).values(
-                        transaction_id=entry.transaction_id, attempt=entry.attempt, **values
+            for each in (entry, *more):
+                values = {name: getattr(each, name) for name in _COMMIT_FIELDS}
+                attempt = (commits.c.transaction_id == each.transaction_id) & (commits.c.attempt == each.attempt)
+                done = await conn.execute(update(commits).where(attempt).values(**values))
+                if done.rowcount == 0:
+                    await conn.execute(
+                        insert(commits).values(transaction_id=each.transaction_id, attempt=each.attempt, **values)
                     )
-                )
             await _write_transaction(conn, record)
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:

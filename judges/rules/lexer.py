@@ -26,8 +26,10 @@ _OPERAND_ENDS = frozenset({")", "]", "}"})
 _TOKEN = re.compile(
     r"""
     (?P<space>\s+|//[^\n]*)
-  | (?P<string>(?:[rR][bB]?|[bB][rR]?)?
-        (?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
+  | (?P<string>(?:[rR][bB]?|[bB][rR])  # raw: no escapes, the first closing quote ends it
+        (?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"[^"\n]*"|'[^'\n]*')
+      | [bB]?  # an escaped quote does not close a string, a triple-quoted one included
+        (?:\"\"\"(?:\\[\s\S]|[^\\])*?\"\"\"|'''(?:\\[\s\S]|[^\\])*?'''|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'))
   | (?P<number>0[xX][0-9a-fA-F]+[uU]?|(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?[uU]?)
   | (?P<ident>[_a-zA-Z][_a-zA-Z0-9]*)
   | (?P<punct>==|!=|<=|>=|&&|\|\||\.\?|[-+*/%!<>?:.,()\[\]{}])

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import sqlite3
 from pathlib import Path
+from typing import Any
 
+import aiosqlite
 import pytest
 from sqlalchemy.engine import make_url
 
@@ -115,6 +118,38 @@ async def test_a_sqlite_file_world_is_its_own_file(make_world: OpenWorld, tmp_pa
     with pytest.raises(WorldError, match="existing file"):
         async with make_world(url=f"sqlite+aiosqlite:///{path}"):
             pass
+
+
+async def test_the_state_is_read_in_one_transaction_while_others_commit(
+    make_world: OpenWorld, tmp_path: Path, retail: Domain, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The dump reads every table in one snapshot: a commit between two tables' reads is not seen."""
+    path = tmp_path / "snapshot.db"
+    async with make_world(url=f"sqlite+aiosqlite:///{path}") as world:
+        before = await world.state()
+        last = retail.hashed_tables[-1]
+        read = aiosqlite.Connection.execute_fetchall
+        writer = sqlite3.connect(path)
+        changed: list[bool] = []
+
+        async def read_then_commit_elsewhere(self: aiosqlite.Connection, *args: Any) -> Any:
+            rows = await read(self, *args)
+            if not changed:  # after the first table, another connection empties the last one
+                writer.execute(f'DELETE FROM "{last.name}"')
+                writer.commit()
+                changed.append(True)
+            return rows
+
+        monkeypatch.setattr(aiosqlite.Connection, "execute_fetchall", read_then_commit_elsewhere)
+        try:
+            during = await world.state()
+        finally:
+            writer.close()
+        assert changed
+        assert during == before
+        assert before[last.benchmark_name]
+        assert (await world.state())[last.benchmark_name] == []
+    assert not path.exists()
 
 
 @pytest.mark.postgres

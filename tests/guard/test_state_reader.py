@@ -191,3 +191,18 @@ async def test_sqlite_keys_coerce_as_in_a_where_clause(tmp_path: Path) -> None:
         await made.dispose()
     expected = ({"id": 1, "employee_id": "7", "app": "crm"},)
     assert batched.rows(queries[0]) == alone.rows(queries[0]) == expected
+
+
+async def test_a_single_query_binds_its_value_as_a_literal_in_its_place_would(conn: AsyncConnection) -> None:
+    """A statement prepared once per shape types a float against an integer column as a float (no truncation).
+
+    On PostgreSQL a parameter typed as the integer column would turn 1.5 into 1 and match level 1.
+    """
+    reader = SqlStateReader(conn, TABLES)
+    for value, expected in ((1, 10), (1.5, 0), (1, 10), (1.0, 10)):
+        query = Query.of("employees", None, level=value)
+        rows = (await reader.fetch([query])).rows(query)
+        assert len(rows) == expected, (value, len(rows))
+        assert all(row["level"] == 1 for row in rows)
+    limited = Query.of("employees", 2**40, level=1)  # beyond a 32-bit LIMIT parameter
+    assert len((await reader.fetch([limited])).rows(limited)) == 10

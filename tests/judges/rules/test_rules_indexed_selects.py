@@ -41,6 +41,11 @@ from judges.rules.lexer import indexed_selects
         ("x in .e", "x in .e"),
         ("'k' in e.a", "'k' in e['a']"),
         ("e.a == null ? 'n' : e.a.b", "e['a'] == null ? 'n' : e['a']['b']"),
+        # an escaped quote does not end a string, triple-quoted included; a raw string has no escapes
+        ("e.n + '''\\'''e.a'x'''", "e['n'] + '''\\'''e.a'x'''"),
+        ('e.a + """x\\"""y.z"""', 'e[\'a\'] + """x\\"""y.z"""'),
+        ("r'\\' + e.a", "r'\\' + e['a']"),
+        ("r'''x\\''' + e.a", "r'''x\\''' + e['a']"),
         ("effect", "effect"),
         ("", ""),
     ],
