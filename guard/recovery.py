@@ -136,7 +136,8 @@ async def record_recovered(
                 dispatch=list(report.writes),
             )
             # the interrupted attempt (another replica's, maybe) takes the outcome, in the same write
-            settled = [replace(c, status=outcome) for c in detail.commits if c.status is CommitStatus.COMMITTING]
+            interrupted = [c for c in detail.commits if c.status is CommitStatus.COMMITTING]
+            settled = [replace(c, status=outcome) for c in interrupted]
             await audit.record_commit(entry, ended, *settled)
         else:
             reason = f"{record.close_reason or record.status}; {report.message}"

@@ -223,12 +223,11 @@ class SqlAudit:
         async with self._engine.begin() as conn:
             for each in (entry, *more):
                 values = {name: getattr(each, name) for name in _COMMIT_FIELDS}
-                attempt = (commits.c.transaction_id == each.transaction_id) & (commits.c.attempt == each.attempt)
-                done = await conn.execute(update(commits).where(attempt).values(**values))
+                key = {"transaction_id": each.transaction_id, "attempt": each.attempt}
+                same = (commits.c.transaction_id == each.transaction_id) & (commits.c.attempt == each.attempt)
+                done = await conn.execute(update(commits).where(same).values(**values))
                 if done.rowcount == 0:
-                    await conn.execute(
-                        insert(commits).values(transaction_id=each.transaction_id, attempt=each.attempt, **values)
-                    )
+                    await conn.execute(insert(commits).values(**key, **values))
             await _write_transaction(conn, record)
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:
