@@ -257,9 +257,7 @@ async def _agent_rollback(
     try:
         arguments = _RollbackArguments.model_validate(raw or {})
     except ValidationError as exc:
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=format_validation_error(exc))], is_error=True
-        )
+        return _refusal(format_validation_error(exc))
     if manager.live(key.id) is None:
         # a refusal (is_error) rather than a result, which the tool's output schema would have to fit
         text = f"no open transaction {key.id}: there is nothing to roll back"
