@@ -17,7 +17,7 @@ from sqlalchemy import Executable, Table, and_, delete, func, insert, select, up
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains.base import SEQ
-from guard.store.params import equals
+from guard.store.params import Statements, equals, shape
 
 __all__ = [
     "DuplicateKey",
@@ -58,48 +58,38 @@ def _primary(table: Table) -> list[str]:
 _WHERE = "_w_"
 """Prefix of the WHERE clause's parameters (an UPDATE's SET takes the columns' own names)."""
 
-_STATEMENTS: dict[tuple[Any, ...], tuple[Table, Executable]] = {}
+_STATEMENTS: Statements[Executable] = Statements()
 
 
 def _statement(kind: str, table: Table, match: Mapping[str, Any]) -> tuple[Executable, dict[str, Any]]:
-    """The statement of ``kind`` on ``table`` filtered by ``match``, built once, and its parameters.
+    """The statement of ``kind`` on ``table`` filtered by ``match`` (built once per shape), its parameters."""
 
-    Building a statement and computing its cache key cost about three times running it on an
-    in-memory world, so each shape (the matched columns and the types of their values, see
-    :mod:`guard.store.params`) is built once and run with parameters.
-    """
-    key = (kind, id(table), tuple((name, type(value)) for name, value in match.items()))
-    entry = _STATEMENTS.get(key)
-    if entry is None:
+    def build() -> Executable:
         conditions = (equals(table.c[name], _WHERE + name, value) for name, value in match.items())
-        built: Executable
         if kind == "all":
             built = select(table).order_by(table.c[SEQ])
-            built = built.where(and_(*conditions)) if match else built
-        elif kind == "first":
-            built = select(table).where(and_(*conditions)).order_by(table.c[SEQ]).limit(1)
-        elif kind == "update":
-            built = update(table).where(and_(*conditions))
-        else:
-            built = delete(table).where(and_(*conditions))
-        entry = _STATEMENTS[key] = (table, built)
-    return entry[1], {_WHERE + name: value for name, value in match.items() if value is not None}
+            return built.where(and_(*conditions)) if match else built
+        if kind == "first":
+            return select(table).where(and_(*conditions)).order_by(table.c[SEQ]).limit(1)
+        if kind == "update":
+            return update(table).where(and_(*conditions))
+        return delete(table).where(and_(*conditions))
+
+    built = _STATEMENTS.get(table, (kind, shape(match.items())), build)
+    return built, {_WHERE + name: value for name, value in match.items() if value is not None}
 
 
 def _fixed(kind: str, table: Table) -> Executable:
     """A statement of ``table`` without parameters (its count, its last ``_seq``, its insert)."""
-    key = (kind, id(table))
-    entry = _STATEMENTS.get(key)
-    if entry is None:
-        built: Executable
+
+    def build() -> Executable:
         if kind == "count":
-            built = select(func.count()).select_from(table)
-        elif kind == "max_seq":
-            built = select(func.max(table.c[SEQ]))
-        else:
-            built = insert(table)
-        entry = _STATEMENTS[key] = (table, built)
-    return entry[1]
+            return select(func.count()).select_from(table)
+        if kind == "max_seq":
+            return select(func.max(table.c[SEQ]))
+        return insert(table)
+
+    return _STATEMENTS.get(table, kind, build)
 
 
 async def all_rows(conn: AsyncConnection, table: Table, **match: Any) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from sqlalchemy import BigInteger, Integer, Select, Table, and_, bindparam, func
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from guard.store.capture import jsonable
-from guard.store.params import equals
+from guard.store.params import Statements, equals, shape
 from judges import Query, Row, StateSnapshot
 
 __all__ = ["SqlStateReader"]
@@ -101,7 +101,7 @@ def _limit(query: Query | None) -> int:
     return query.limit if query.limit is not None else 2**31 - 1
 
 
-_SINGLE: dict[tuple[Any, ...], tuple[Table, Select[Any]]] = {}
+_SINGLE: Statements[Select[Any]] = Statements()
 
 
 def _single(table: Table, query: Query) -> Select[Any]:
@@ -110,17 +110,15 @@ def _single(table: Table, query: Query) -> Select[Any]:
     Its shape is the columns, the types of the values compared with them (see
     :mod:`guard.store.params`) and whether it has a limit.
     """
-    shape = tuple((column, type(value)) for column, value in query.where)
-    key = (id(table), shape, query.limit is not None)
-    entry = _SINGLE.get(key)
-    if entry is None:
+
+    def build() -> Select[Any]:
         conditions = (equals(table.c[col], f"k{n}", value) for n, (col, value) in enumerate(query.where))
         statement = select(table).where(and_(*conditions))
         if query.limit is not None:
             statement = statement.limit(bindparam(_LIMIT, type_=BigInteger))
-        # the entry holds its table, so that id(table) is never another table's
-        entry = _SINGLE[key] = (table, statement)
-    return entry[1]
+        return statement
+
+    return _SINGLE.get(table, (shape(query.where), query.limit is not None), build)
 
 
 @lru_cache(maxsize=512)
