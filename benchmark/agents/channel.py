@@ -21,18 +21,24 @@ class McpChannel:
     as an error result (models read those and recover) and kept in
     ``protocol_errors`` for the runner.
 
-    ``meta`` is sent with every call (the runner names the guard transaction
-    there); ``hidden`` names tools the agent must not see (the commit tool in
-    the baseline arm is never there anyway).
+    ``meta`` is sent with every call (the benchmark names the trial there,
+    when one client serves many trials). ``tools``, when given, is the listing
+    another channel on the same client already made; :meth:`open` is then not
+    needed.
     """
 
     def __init__(
-        self, client: Client, *, commit_tool: str | None, meta: Mapping[str, Any] | None = None
+        self,
+        client: Client,
+        *,
+        commit_tool: str | None,
+        meta: Mapping[str, Any] | None = None,
+        tools: list[ToolInfo] | None = None,
     ) -> None:
         self._client = client
         self._commit_tool = commit_tool
         self._meta = cast(types.RequestParamsMeta, dict(meta)) if meta else None
-        self._tools: list[ToolInfo] = []
+        self._tools: list[ToolInfo] = tools or []
         self.calls = 0
         self.errors = 0
         self.protocol_errors: list[tuple[int, str]] = []

@@ -12,18 +12,18 @@
 
 Both talk MCP in process (the SDK's direct dispatch): the agent cannot tell
 the transport from a socket, and no port is opened. Like the reference
-servers, both list the tools without output schemas.
+servers, both list the tools without output schemas. A process's trials share
+one client for each domain and arm (:mod:`benchmark.run.hub`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from mcp import Client
 from mcp_types import INTERNAL_ERROR
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -31,13 +31,12 @@ from benchmark.agents.base import ToolInfo, ToolResult
 from benchmark.agents.channel import McpChannel
 from benchmark.results import CommitVerdict
 from benchmark.run.faults import INJECTED, FaultPlan
+from benchmark.run.hub import ToolHub, TrialKeys
 from guard.audit import MemoryAudit
 from guard.backends.sql import SqlBackend
 from guard.clock import Clock
-from guard.edge.plain import build_plain_server
-from guard.edge.server import build_server
 from guard.gate import CommitGate
-from guard.manager import TransactionManager, TxnKey
+from guard.manager import TransactionManager
 from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -98,28 +97,12 @@ class RecordingChannel:
 
 
 @dataclass
-class _Keys:
-    """The trial's transaction keys: ``<base>-0``, then a new one after each commit or rollback."""
-
-    base: str
-    number: int = 0
-
-    @property
-    def current(self) -> str:
-        return f"{self.base}-{self.number}"
-
-    def finished(self, key: str) -> None:
-        if key == self.current:
-            self.number += 1
-
-
-@dataclass
 class ArmSession:
     arm: Arm
     channel: RecordingChannel
     manager: TransactionManager | None = None
     audit: MemoryAudit | None = None
-    keys: _Keys | None = None
+    keys: TrialKeys | None = None
 
     async def finish(self, final_message: str) -> list[CommitVerdict]:
         """End the trial's open transaction (guarded arm) and return every commit attempt's verdict.
@@ -167,44 +150,42 @@ async def open_arm(
     transaction: str,
     plan: FaultPlan | None,
     sleep_backoff: bool = False,
+    hub: ToolHub | None = None,
 ) -> AsyncIterator[ArmSession]:
-    """The agent's channel for one trial in ``arm``, on the world behind ``engine``."""
-    if arm == "baseline":
-        server = build_plain_server(engine, registry, clock, name=registry.name, output_schemas=False)
-        async with Client(server) as client:
-            channel = RecordingChannel(await McpChannel(client, commit_tool=None).open(), plan)
-            yield ArmSession(arm, channel)
-        return
-    if gate is None:
-        raise ValueError("the guarded arm needs a commit gate")
-    # the world's engine outlives the arm: the trial is graded on it afterwards
-    backend = SqlBackend(engine, registry, clock, metadata=metadata, name=registry.name, owns_engine=False)
-    audit = MemoryAudit()
-    runtime = assemble(
-        settings,
-        backend,
-        audit,
-        clock=clock,
-        gate=gate,
-        telemetry=Telemetry(),
-        sleep=asyncio.sleep if sleep_backoff else _no_wait,
-    )
-    manager = runtime.manager
-    await runtime.start()
-    principal = "bench-agent"
-    keys = _Keys(transaction)
-    server = build_server(
-        manager,
-        lambda ctx: TxnKey(keys.current, principal, None),
-        on_finished=keys.finished,
-        name="guard",
-        output_schemas=False,
-    )
-    try:
-        async with Client(server) as client:
-            channel = RecordingChannel(await McpChannel(client, commit_tool=manager.commit_tool).open(), plan)
-            yield ArmSession(arm, channel, manager, audit, keys)
-    finally:
-        if manager.live(keys.current) is not None:
-            await manager.rollback_by_id(keys.current, "the trial ended")
-        await runtime.stop()
+    """The agent's channel for one trial in ``arm``, on the world behind ``engine``.
+
+    The channel is on ``hub``'s client for the domain and arm (a hub of its own when none is given).
+    """
+    async with AsyncExitStack() as stack:
+        if hub is None:
+            hub = await stack.enter_async_context(ToolHub())
+        if arm == "baseline":
+            channel = await stack.enter_async_context(hub.baseline(engine, registry, clock))
+            yield ArmSession(arm, RecordingChannel(channel, plan))
+            return
+        if gate is None:
+            raise ValueError("the guarded arm needs a commit gate")
+        # the world's engine outlives the arm: the trial is graded on it afterwards
+        backend = SqlBackend(
+            engine, registry, clock, metadata=metadata, name=registry.name, owns_engine=False
+        )
+        audit = MemoryAudit()
+        runtime = assemble(
+            settings,
+            backend,
+            audit,
+            clock=clock,
+            gate=gate,
+            telemetry=Telemetry(),
+            sleep=asyncio.sleep if sleep_backoff else _no_wait,
+        )
+        manager = runtime.manager
+        await runtime.start()
+        stack.push_async_callback(runtime.stop)
+        keys = TrialKeys(transaction)
+        try:
+            async with hub.guarded(registry, manager, keys) as channel:
+                yield ArmSession(arm, RecordingChannel(channel, plan), manager, audit, keys)
+        finally:
+            if manager.live(keys.current) is not None:
+                await manager.rollback_by_id(keys.current, "the trial ended")

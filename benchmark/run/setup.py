@@ -19,6 +19,7 @@ from benchmark.dataset.agent_logs import read_agent_logs
 from benchmark.dataset.tau_airline import is_tau_airline
 from benchmark.domains import get_domain
 from benchmark.errors import BenchmarkError
+from benchmark.run.hub import ToolHub
 from benchmark.run.trial import TrialContext
 from guard.gate import CommitGate
 from guard.runtime import configured_judges
@@ -188,18 +189,20 @@ async def open_context(spec: RunSpec, tasks: TaskSet) -> AsyncIterator[TrialCont
         for name in domains
     }
     try:
-        yield TrialContext(
-            data_dir=spec.data_dir,
-            agent=agent,
-            settings=settings,
-            gates=gates,
-            scenarios={name: load_scenario(spec.data_dir, name) for name in domains},
-            fault_rate=spec.fault_rate,
-            db_url=spec.db,
-            rubric=_rubric_judge(spec),
-            data_ref=str(tasks.provenance),
-            task_set_hash=tasks.content_hash,
-        )
+        async with ToolHub() as hub:
+            yield TrialContext(
+                data_dir=spec.data_dir,
+                agent=agent,
+                settings=settings,
+                gates=gates,
+                scenarios={name: load_scenario(spec.data_dir, name) for name in domains},
+                fault_rate=spec.fault_rate,
+                db_url=spec.db,
+                rubric=_rubric_judge(spec),
+                data_ref=str(tasks.provenance),
+                task_set_hash=tasks.content_hash,
+                hub=hub,
+            )
     finally:
         for gate in gates.values():
             gate.close()

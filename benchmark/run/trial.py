@@ -22,6 +22,7 @@ from benchmark.domains import Domain
 from benchmark.results import FaultCounts, RubricResult, TokenUsage, TrialResult
 from benchmark.run.arms import Arm, open_arm
 from benchmark.run.faults import FaultPlan, faulty_registry
+from benchmark.run.hub import ToolHub
 from benchmark.world import Golden, State, golden, grade, open_world, outputs_said
 from guard.clock import FixedClock
 from guard.errors import GuardError
@@ -68,6 +69,7 @@ class TrialContext:
     data_ref: str = ""
     task_set_hash: str = ""
     sleep_backoff: bool = False
+    hub: ToolHub | None = None
 
 
 async def _initial(task: Task, context: TrialContext, domain: Domain, cache: dict[str, State]) -> State:
@@ -154,6 +156,7 @@ async def run_trial(
                 transaction=f"{task.test}-{arm}-{trial}",
                 plan=plan,
                 sleep_backoff=context.sleep_backoff,
+                hub=context.hub,
             ) as session,
         ):
             view = AgentTask(

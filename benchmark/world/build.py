@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -53,7 +54,7 @@ from benchmark.world.sqlite_plan import sqlite_plan
 from guard.clock import FixedClock
 from guard.errors import ToolError
 from guard.execute import CallOutcome, execute
-from guard.store.engine import create_engine
+from guard.store.engine import create_engine, start_from_image
 from guard.tools import ToolContext
 from judges.canonical import CanonicalState, canonical_state
 from judges.classify import ErrorClass
@@ -146,8 +147,9 @@ _STATEMENTS = 2000
 """Compiled statements kept per seeded image (a domain's tools compile a few hundred)."""
 
 
-async def _memory_engine(image: bytes) -> AsyncEngine:
-    """A new in-memory world engine on a copy of ``image``, compiling through its image's shared cache."""
+async def _memory_engine(image: bytes, start: bytes | None = None) -> AsyncEngine:
+    """A new in-memory world engine on a copy of ``start`` (default ``image``), compiling through
+    ``image``'s shared cache (``start`` is ``image`` with a task's rows patched in)."""
     entry = _TEMPLATES.get(id(image))
     if entry is None or entry[0] is not image:
         template = create_engine("sqlite+aiosqlite://", sqlite_image=image)
@@ -164,7 +166,45 @@ async def _memory_engine(image: bytes) -> AsyncEngine:
     # the engine-level listeners (SQLite's explicit BEGIN) come along, as Engine.execution_options does
     engine.dispatch._update(sync.dispatch, only_propagate=False)
     engine._has_events = sync._has_events
-    return AsyncEngine(engine)
+    world = AsyncEngine(engine)
+    if start is not None and start is not image:
+        start_from_image(world, start)
+    return world
+
+
+_TASK_IMAGES: OrderedDict[tuple[int, int], tuple[bytes, Task, bytes]] = OrderedDict()
+_TASK_IMAGE_BUDGET = 256 * 2**20
+"""Bytes of task images kept per process (about 0.4 MB a task: every task of a worker fits)."""
+
+
+async def _task_image(domain: Domain, task: Task, seeded: bytes) -> bytes:
+    """``seeded`` with ``task``'s data patch applied, built once per task and kept while it fits.
+
+    Every trial of a task, both arms and its golden replay start from the same rows; validating
+    and upserting the patch was a tenth of a replayed trial. Least recently used images go first.
+    """
+    if not task.data_patch:
+        return seeded
+    key = (id(seeded), id(task))
+    entry = _TASK_IMAGES.get(key)
+    if entry is not None and entry[0] is seeded and entry[1] is task:
+        _TASK_IMAGES.move_to_end(key)
+        return entry[2]
+    engine = await _memory_engine(seeded)
+    try:
+        async with engine.begin() as conn:
+            await _patch(conn, domain, task)
+        async with engine.connect() as conn:
+            driver: Any = (await conn.get_raw_connection()).driver_connection
+            image: bytes = driver.serialize()
+    finally:
+        await engine.dispose()
+    _TASK_IMAGES[key] = (seeded, task, image)
+    size = sum(len(held) for _, _, held in _TASK_IMAGES.values())
+    while size > _TASK_IMAGE_BUDGET and len(_TASK_IMAGES) > 1:
+        _, (_, _, dropped) = _TASK_IMAGES.popitem(last=False)
+        size -= len(dropped)
+    return image
 
 
 def _pin_search_path(engine: AsyncEngine, schema: str) -> None:
@@ -222,7 +262,8 @@ async def open_world(
     file: Path | None = None
     seeded = False
     if url is None:
-        engine = await _memory_engine(await seeded_image(domain, data_dir, scenario))
+        image = await seeded_image(domain, data_dir, scenario)
+        engine = await _memory_engine(image, await _task_image(domain, task, image))
         seeded = True
     else:
         parsed = make_url(url)
@@ -242,10 +283,8 @@ async def open_world(
         else:
             raise WorldError(f"unsupported database URL {url!r} (SQLite or PostgreSQL)", task=task.id)
     try:
-        async with engine.begin() as conn:
-            if seeded:
-                await _patch(conn, domain, task)
-            else:
+        if not seeded:
+            async with engine.begin() as conn:
                 await _populate(conn, domain, data_dir, task, scenario)
         yield World(domain=domain, task=task, engine=engine, url=url, schema=schema)
     finally:

@@ -161,8 +161,14 @@ def build_server(
     name: str = "guard",
     version: str = "0.1.0",
     output_schemas: bool = True,
+    managers: Callable[[TxnKey], TransactionManager] | None = None,
 ) -> Server[Any]:
     """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended.
+
+    ``managers``, when given, names the manager that holds each call's transaction: one server
+    in front of several managers with the same tools and settings (the benchmark's trials, each
+    on its own world); ``manager`` then only supplies the tools as listed and the guard's own
+    tool names.
 
     ``output_schemas=False`` lists every tool without an output schema, the guard's commit and
     rollback tools too (the results still carry structured content), as servers that declare
@@ -186,11 +192,12 @@ def build_server(
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
+            holder = manager if managers is None else managers(key)
             if tool == manager.commit_tool:
-                return await _agent_commit(manager, key, params.arguments, on_finished)
+                return await _agent_commit(holder, key, params.arguments, on_finished)
             if tool == manager.rollback_tool:
-                return await _agent_rollback(manager, key, params.arguments, on_finished)
-            reply = await manager.call(key, tool, params.arguments)
+                return await _agent_rollback(holder, key, params.arguments, on_finished)
+            reply = await holder.call(key, tool, params.arguments)
             if reply.ended and on_finished is not None:
                 on_finished(key.id)
             return _tool_result(reply)

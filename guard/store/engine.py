@@ -25,7 +25,15 @@ from sqlalchemy.pool import AsyncAdaptedQueuePool, StaticPool
 
 from guard.errors import ConfigError, StoreNotReady
 
-__all__ = ["async_url", "create_engine", "display_url", "is_sqlite", "require_file", "sqlite_file"]
+__all__ = [
+    "async_url",
+    "create_engine",
+    "display_url",
+    "is_sqlite",
+    "require_file",
+    "sqlite_file",
+    "start_from_image",
+]
 
 _DRIVERS = {
     "sqlite": "sqlite+aiosqlite",
@@ -170,11 +178,30 @@ class _InlineConnection(aiosqlite.Connection):
     def __await__(self) -> Generator[Any, None, _InlineConnection]:
         return self._connect().__await__()
 
+    def serialize(self) -> bytes:
+        """The database as an image (``sqlite3.Connection.serialize``): what it holds committed."""
+        if self._connection is None:
+            raise ValueError("Connection closed")
+        return self._connection.serialize()
+
     def stop(self) -> None:
         self._running = False
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def start_from_image(engine: AsyncEngine, image: bytes, *, lock_timeout_s: float = 5.0) -> None:
+    """Make the next connection of in-memory SQLite ``engine`` (of :func:`create_engine`) a copy of ``image``.
+
+    For an engine that shares a template's dialect and compiled statements but starts from
+    another image (the benchmark's task worlds); call it before the engine connects.
+    """
+    sync = engine.sync_engine
+    connect = _from_image(image, lock_timeout_s)
+    dbapi = sync.dialect.loaded_dbapi
+    # the pool's creator, as create_async_engine builds it for an async_creator
+    sync.pool._creator = lambda: dbapi.connect(async_creator_fn=connect)
 
 
 def _from_image(image: bytes, timeout_s: float) -> Callable[[], Awaitable[Any]]:

@@ -15,10 +15,10 @@ import aiosqlite
 import pytest
 from sqlalchemy.engine import make_url
 
-from benchmark.dataset import Task
+from benchmark.dataset import Task, load_scenario
 from benchmark.domains import Domain, get_domain
 from benchmark.errors import BenchmarkError, DatasetError, GoldenReplayError, WorldError
-from benchmark.world import golden, seed_dir, seed_rows
+from benchmark.world import build, golden, open_world, seed_dir, seed_rows
 from tests.benchmark.conftest import OpenWorld
 from tests.benchmark.helpers import ok, refused, rows
 from tests.benchmark.regrade import chain, change_item, regrade
@@ -175,3 +175,31 @@ def test_the_seed_folder_is_where_the_initial_data_folders_meet(data_dir: Path, 
     (tmp_path / "servers" / "pkg").mkdir(parents=True)
     with pytest.raises(DatasetError, match="no initial_data folder under servers/"):
         seed_rows(tmp_path, get_domain("sandbox_consulting"))
+
+
+async def test_a_tasks_worlds_start_from_its_patched_image_built_once(
+    blog_task: Task, data_dir: Path, retail: Domain, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every world of a task starts from the same rows: the patch is applied once, and no trial's
+    writes reach the next trial's world; a world built afresh in a file holds the same state."""
+    scenario = load_scenario(data_dir, retail.name)
+    patched: list[str] = []
+    real = build._patch
+
+    async def counted(conn: Any, domain: Domain, task: Task) -> None:
+        patched.append(task.id)
+        await real(conn, domain, task)
+
+    monkeypatch.setattr(build, "_patch", counted)
+    monkeypatch.setattr(build, "_TASK_IMAGES", type(build._TASK_IMAGES)())
+    async with open_world(retail, blog_task, data_dir=data_dir, scenario=scenario) as first:
+        initial = await first.state()
+        cancel = {"order_id": "ORD-10000020", "cancellation_reason": "customer_request"}
+        await ok(first, "cancel_order", cancel)
+        assert await first.state() != initial
+    async with open_world(retail, blog_task, data_dir=data_dir, scenario=scenario) as second:
+        assert await second.state() == initial
+    assert patched == [blog_task.id]
+    fresh = f"sqlite+aiosqlite:///{tmp_path / 'fresh.db'}"
+    async with open_world(retail, blog_task, data_dir=data_dir, scenario=scenario, url=fresh) as built:
+        assert await built.state() == initial
