@@ -80,6 +80,7 @@ async def _channel_calls(task: Task, context: TrialContext, arm: Arm) -> float:
             gate=context.gates.get(task.domain),
             transaction=f"cost-{task.test}",
             plan=None,
+            hub=context.hub,
         ) as session,
     ):
         start = time.process_time()
