@@ -177,34 +177,32 @@ _TASK_IMAGE_BUDGET = 256 * 2**20
 """Bytes of task images kept per process (about 0.4 MB a task: every task of a worker fits)."""
 
 
-async def _task_image(domain: Domain, task: Task, seeded: bytes) -> bytes:
-    """``seeded`` with ``task``'s data patch applied, built once per task and kept while it fits.
+def _task_image(task: Task, seeded: bytes) -> bytes | None:
+    """``seeded`` with ``task``'s data patch applied, when a world of the task kept it (or needs none).
 
     Every trial of a task, both arms and its golden replay start from the same rows; validating
-    and upserting the patch was a tenth of a replayed trial. Least recently used images go first.
+    and upserting the patch was a tenth of a replayed trial, so the first world of a task keeps
+    its patched image (:func:`_keep_image`) and the others start from a copy of it.
     """
     if not task.data_patch:
         return seeded
-    key = (id(seeded), id(task))
-    entry = _TASK_IMAGES.get(key)
-    if entry is not None and entry[0] is seeded and entry[1] is task:
-        _TASK_IMAGES.move_to_end(key)
-        return entry[2]
-    engine = await _memory_engine(seeded)
-    try:
-        async with engine.begin() as conn:
-            await _patch(conn, domain, task)
-        async with engine.connect() as conn:
-            driver: Any = (await conn.get_raw_connection()).driver_connection
-            image: bytes = driver.serialize()
-    finally:
-        await engine.dispose()
-    _TASK_IMAGES[key] = (seeded, task, image)
+    entry = _TASK_IMAGES.get((id(seeded), id(task)))
+    if entry is None or entry[0] is not seeded or entry[1] is not task:
+        return None
+    _TASK_IMAGES.move_to_end((id(seeded), id(task)))
+    return entry[2]
+
+
+async def _keep_image(engine: AsyncEngine, task: Task, seeded: bytes) -> None:
+    """Keep the committed state of ``engine``'s world as ``task``'s image; least recently used go first."""
+    async with engine.connect() as conn:
+        driver: Any = (await conn.get_raw_connection()).driver_connection
+        image: bytes = driver.serialize()
+    _TASK_IMAGES[(id(seeded), id(task))] = (seeded, task, image)
     size = sum(len(held) for _, _, held in _TASK_IMAGES.values())
     while size > _TASK_IMAGE_BUDGET and len(_TASK_IMAGES) > 1:
         _, (_, _, dropped) = _TASK_IMAGES.popitem(last=False)
         size -= len(dropped)
-    return image
 
 
 def _pin_search_path(engine: AsyncEngine, schema: str) -> None:
@@ -260,11 +258,12 @@ async def open_world(
         raise WorldError(f"task belongs to domain {task.domain}, not {domain.name}", task=task.id)
     schema: str | None = None
     file: Path | None = None
-    seeded = False
+    seeded: bytes | None = None
+    patched: bytes | None = None
     if url is None:
-        image = await seeded_image(domain, data_dir, scenario)
-        engine = await _memory_engine(image, await _task_image(domain, task, image))
-        seeded = True
+        seeded = await seeded_image(domain, data_dir, scenario)
+        patched = _task_image(task, seeded)
+        engine = await _memory_engine(seeded, patched)
     else:
         parsed = make_url(url)
         if parsed.get_backend_name() == "sqlite":
@@ -283,9 +282,13 @@ async def open_world(
         else:
             raise WorldError(f"unsupported database URL {url!r} (SQLite or PostgreSQL)", task=task.id)
     try:
-        if not seeded:
+        if seeded is None:
             async with engine.begin() as conn:
                 await _populate(conn, domain, data_dir, task, scenario)
+        elif patched is None:
+            async with engine.begin() as conn:
+                await _patch(conn, domain, task)
+            await _keep_image(engine, task, seeded)
         yield World(domain=domain, task=task, engine=engine, url=url, schema=schema)
     finally:
         if schema is not None and not keep:
