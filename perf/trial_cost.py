@@ -124,12 +124,12 @@ def report_trials(cpu: dict[tuple[str, Arm], list[float]]) -> None:
     print(f"{'domain':32s} {'arm':9s} {'trials':>6s} {'median ms':>10s} {'p90 ms':>8s}")
     for (domain, arm), values in sorted(cpu.items()):
         print(f"{domain:32s} {arm:9s} {len(values):6d} {_ms(values, 0.5):10.1f} {_ms(values, 0.9):8.1f}")
-    for arm, goal in GOALS.items():
-        values = [v for (_, a), vs in cpu.items() if a == arm for v in vs]
+    for name, goal in GOALS.items():
+        values = [v for (_, a), vs in cpu.items() if a == name for v in vs]
         median = statistics.median(values) * 1000
         verdict = "met" if median <= goal else "MISSED"
         goal_text = f"goal <= {goal:.0f} ms: {verdict}"
-        print(f"all domains {arm:9s} median CPU per trial {median:6.1f} ms ({goal_text})")
+        print(f"all domains {name:9s} median CPU per trial {median:6.1f} ms ({goal_text})")
 
 
 async def main() -> None:
