@@ -107,6 +107,52 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+_SCRIPTS: dict[tuple[int, ...], tuple[tuple[Table, ...], str]] = {}
+
+
+def _sqlite_script(tables: tuple[Table, ...]) -> str:
+    """The script that installs the temporary change table and triggers for ``tables``, written once.
+
+    Every connection of a SQLite database runs it (the benchmark: every trial's world), and writing
+    it for a domain's tables cost a millisecond or two each time. An entry holds its tables, so
+    that their ``id`` in its key is never another table's.
+    """
+    key = tuple(id(table) for table in tables)
+    entry = _SCRIPTS.get(key)
+    if entry is None:
+        statements = [
+            "CREATE TEMP TABLE IF NOT EXISTS guard_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+            "tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT)"
+        ]
+        for table in tables:
+            statements.extend(_sqlite_triggers(table))
+        entry = _SCRIPTS[key] = (tables, ";\n".join(statements) + ";")
+    return entry[1]
+
+
+def _sqlite_triggers(table: Table) -> list[str]:
+    name = table.name
+
+    def image(alias: str) -> str:
+        pairs = ", ".join(f"'{c.name}', {alias}.{_quote(c.name)}" for c in table.columns)
+        return f"json_object({pairs})"
+
+    statements = []
+    for op, old, new in (
+        ("insert", "NULL", image("NEW")),
+        ("update", image("OLD"), image("NEW")),
+        ("delete", image("OLD"), "NULL"),
+    ):
+        trigger = _quote(f"guard_{op}_{name}")
+        statements.append(f"DROP TRIGGER IF EXISTS temp.{trigger}")
+        statements.append(
+            f"CREATE TEMP TRIGGER {trigger} AFTER {op.upper()} ON main.{_quote(name)} BEGIN "
+            "INSERT INTO guard_changes (tbl, op, old, new) "
+            f"VALUES ('{name}', '{op}', {old}, {new}); END"
+        )
+    return statements
+
+
 class Capture:
     """Installs capture for a set of tables and reads what a transaction changed."""
 
@@ -168,18 +214,12 @@ class Capture:
         if info.get(_INSTALLED) == wanted:
             return
         if self.sqlite:
-            statements = [
-                "CREATE TEMP TABLE IF NOT EXISTS guard_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-                "tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT)"
-            ]
-            for table in self.tables.values():
-                statements.extend(self._sqlite_triggers(table))
             if conn.in_transaction():
                 raise RuntimeError("capture must be prepared before the connection's transaction begins")
             # one script, one trip to the driver's thread, instead of a few hundred statements
             driver = (await conn.get_raw_connection()).driver_connection
             assert driver is not None
-            await driver.executescript(";\n".join(statements) + ";")
+            await driver.executescript(_sqlite_script(tuple(self.tables.values())))
         else:
             await conn.exec_driver_sql(
                 "CREATE TEMP TABLE IF NOT EXISTS guard_changes "
@@ -187,28 +227,6 @@ class Capture:
                 "ON COMMIT DELETE ROWS"
             )
         info[_INSTALLED] = wanted
-
-    def _sqlite_triggers(self, table: Table) -> list[str]:
-        name = table.name
-
-        def image(alias: str) -> str:
-            pairs = ", ".join(f"'{c.name}', {alias}.{_quote(c.name)}" for c in table.columns)
-            return f"json_object({pairs})"
-
-        statements = []
-        for op, old, new in (
-            ("insert", "NULL", image("NEW")),
-            ("update", image("OLD"), image("NEW")),
-            ("delete", image("OLD"), "NULL"),
-        ):
-            trigger = _quote(f"guard_{op}_{name}")
-            statements.append(f"DROP TRIGGER IF EXISTS temp.{trigger}")
-            statements.append(
-                f"CREATE TEMP TRIGGER {trigger} AFTER {op.upper()} ON main.{_quote(name)} BEGIN "
-                "INSERT INTO guard_changes (tbl, op, old, new) "
-                f"VALUES ('{name}', '{op}', {old}, {new}); END"
-            )
-        return statements
 
     async def begin(self, conn: AsyncConnection) -> None:
         """At the start of each transaction, after BEGIN."""
