@@ -193,14 +193,7 @@ def build_server(
         try:
             key = resolve(ctx)
             holder = manager if managers is None else managers(key)
-            if tool == manager.commit_tool:
-                return await _agent_commit(holder, key, params.arguments, on_finished)
-            if tool == manager.rollback_tool:
-                return await _agent_rollback(holder, key, params.arguments, on_finished)
-            reply = await holder.call(key, tool, params.arguments)
-            if reply.ended and on_finished is not None:
-                on_finished(key.id)
-            return _tool_result(reply)
+            return await _dispatch(manager, holder, key, tool, params.arguments, on_finished)
         except TransactionClosed as exc:
             return _closed(exc, key, on_finished)
         except Refused as exc:
@@ -219,6 +212,25 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=catalogue.schema,
     )
+
+
+async def _dispatch(
+    manager: TransactionManager,
+    holder: TransactionManager,
+    key: TxnKey,
+    tool: str,
+    arguments: dict[str, Any] | None,
+    on_finished: Callable[[str], None] | None,
+) -> types.CallToolResult:
+    """One call on ``holder`` (the manager of ``key``): the guard's commit or rollback tool, or a tool."""
+    if tool == manager.commit_tool:
+        return await _agent_commit(holder, key, arguments, on_finished)
+    if tool == manager.rollback_tool:
+        return await _agent_rollback(holder, key, arguments, on_finished)
+    reply = await holder.call(key, tool, arguments)
+    if reply.ended and on_finished is not None:
+        on_finished(key.id)
+    return _tool_result(reply)
 
 
 def _instructions(commit_tool: str) -> str:

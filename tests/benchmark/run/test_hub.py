@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -18,19 +18,7 @@ from benchmark.run.setup import guard_settings
 from benchmark.world import State, golden, open_world
 from guard.clock import FixedClock
 from guard.gate import CommitGate
-from guard.runtime import configured_judges
 from tests.benchmark.conftest import RETAIL
-
-
-@pytest.fixture(scope="module")
-def gate() -> Iterator[CommitGate]:
-    settings = guard_settings(None)
-    gate = CommitGate(
-        configured_judges(settings, get_domain(RETAIL).judges),
-        judge_timeout_s=settings.commit.judge_timeout_s,
-    )
-    yield gate
-    gate.close()
 
 
 @pytest.fixture

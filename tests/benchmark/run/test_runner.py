@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,24 +11,11 @@ import pytest
 
 from benchmark.agents import AgentOutcome, AgentTask, ReplayAgent, ToolChannel
 from benchmark.dataset import Task, TaskSet, load_scenario, load_tasks
-from benchmark.domains import get_domain
 from benchmark.results import read_results
 from benchmark.run import FaultPlan, RunOptions, TrialContext, errors_path, run
 from benchmark.run.setup import guard_settings
 from guard.gate import CommitGate
-from guard.runtime import configured_judges
 from tests.benchmark.conftest import RETAIL
-
-
-@pytest.fixture(scope="module")
-def gate() -> Iterator[CommitGate]:
-    settings = guard_settings(None)
-    gate = CommitGate(
-        configured_judges(settings, get_domain(RETAIL).judges),
-        judge_timeout_s=settings.commit.judge_timeout_s,
-    )
-    yield gate
-    gate.close()
 
 
 def context(
