@@ -17,6 +17,7 @@ from sqlalchemy import Executable, Table, and_, delete, func, insert, select, up
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from benchmark.domains.base import SEQ
+from guard.store.direct import read_rows
 from guard.store.params import Statements, equals, shape
 
 __all__ = [
@@ -95,23 +96,27 @@ def _fixed(kind: str, table: Table) -> Executable:
 async def all_rows(conn: AsyncConnection, table: Table, **match: Any) -> list[dict[str, Any]]:
     """Every row (matching ``match``, by equality) in list order."""
     statement, parameters = _statement("all", table, match)
-    result = await conn.execute(statement, parameters)
-    return [_public(row) for row in result.mappings()]
+    return [_public(row) for row in await read_rows(conn, statement, parameters)]
 
 
 async def first_row(conn: AsyncConnection, table: Table, **match: Any) -> dict[str, Any] | None:
     """The first row in list order whose columns equal ``match``, or None."""
     statement, parameters = _statement("first", table, match)
-    row = (await conn.execute(statement, parameters)).mappings().first()
-    return None if row is None else _public(row)
+    rows = await read_rows(conn, statement, parameters)
+    return _public(rows[0]) if rows else None
+
+
+async def _scalar(conn: AsyncConnection, statement: Executable) -> Any:
+    (row,) = await read_rows(conn, statement)
+    return next(iter(row.values()))
 
 
 async def count_rows(conn: AsyncConnection, table: Table) -> int:
-    return int((await conn.execute(_fixed("count", table))).scalar_one())
+    return int(await _scalar(conn, _fixed("count", table)))
 
 
 async def _next_seq(conn: AsyncConnection, table: Table) -> int:
-    current = (await conn.execute(_fixed("max_seq", table))).scalar_one()
+    current = await _scalar(conn, _fixed("max_seq", table))
     return 1 if current is None else int(current) + 1
 
 

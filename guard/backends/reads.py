@@ -28,6 +28,7 @@ from sqlalchemy import BigInteger, Integer, Select, Table, and_, bindparam, func
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from guard.store.capture import jsonable
+from guard.store.direct import read_rows
 from guard.store.params import Statements, equals, shape
 from judges import Query, Row, StateSnapshot
 
@@ -78,21 +79,18 @@ class SqlStateReader:
                 params[f"l{index}"] = _limit(query)
             for position in range(len(columns)):
                 params[f"k{index}_{position}"] = query.where[position][1] if query is not None else None
-        result = await self._conn.execute(_batch(table, columns, size, limited), params)
-        skip = 3 if limited else 1
         found: list[list[Row]] = [[] for _ in queries]
         names = [column.name for column in table.columns]
-        for row in result:
-            values = tuple(row)
-            found[values[0]].append({n: jsonable(v) for n, v in zip(names, values[skip:], strict=True)})
+        for row in await read_rows(self._conn, _batch(table, columns, size, limited), params):
+            found[row[_QUERY]].append({name: jsonable(row[name]) for name in names})
         return {query: tuple(rows) for query, rows in zip(queries, found, strict=True)}
 
     async def _one(self, table: Table, query: Query) -> tuple[Row, ...]:
         params: dict[str, Any] = {f"k{position}": value for position, (_, value) in enumerate(query.where)}
         if query.limit is not None:
             params[_LIMIT] = query.limit
-        rows = await self._conn.execute(_single(table, query), params)
-        return tuple({k: jsonable(v) for k, v in row._mapping.items()} for row in rows)
+        rows = await read_rows(self._conn, _single(table, query), params)
+        return tuple({k: jsonable(v) for k, v in row.items()} for row in rows)
 
 
 def _limit(query: Query | None) -> int:
