@@ -30,7 +30,6 @@ every deleted row.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
@@ -108,19 +107,15 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-_SCRIPTS: dict[tuple[int, ...], tuple[tuple[Table, ...], str, str]] = {}
-_MARKER = "guard_capture_script"
-"""The temporary table that names the capture script a SQLite connection ran (its SHA-256)."""
+_SCRIPTS: dict[tuple[int, ...], tuple[tuple[Table, ...], str]] = {}
 
 
-def _sqlite_script(tables: tuple[Table, ...]) -> tuple[str, str]:
-    """The script that installs the temporary change table and triggers for ``tables``, and its digest.
+def _sqlite_script(tables: tuple[Table, ...]) -> str:
+    """The script that installs the temporary change table and triggers for ``tables``, written once.
 
     Every connection of a SQLite database runs it (the benchmark: every trial's world), and writing
-    it for a domain's tables cost a millisecond or two each time, so it is written once. An entry
-    holds its tables, so that their ``id`` in its key is never another table's. The script ends by
-    recording its digest in the connection's temporary schema: a connection that outlives its
-    engine (a recycled in-memory copy) keeps its triggers, and need not install them again.
+    it for a domain's tables cost a millisecond or two each time. An entry holds its tables, so
+    that their ``id`` in its key is never another table's.
     """
     key = tuple(id(table) for table in tables)
     entry = _SCRIPTS.get(key)
@@ -131,25 +126,8 @@ def _sqlite_script(tables: tuple[Table, ...]) -> tuple[str, str]:
         ]
         for table in tables:
             statements.extend(_sqlite_triggers(table))
-        body = ";\n".join(statements) + ";"
-        digest = hashlib.sha256(body.encode()).hexdigest()
-        marker = (
-            f"\nCREATE TEMP TABLE IF NOT EXISTS {_MARKER} (digest TEXT NOT NULL);\n"
-            f"DELETE FROM temp.{_MARKER};\nINSERT INTO temp.{_MARKER} VALUES ('{digest}');"
-        )
-        entry = _SCRIPTS[key] = (tables, body + marker, digest)
-    return entry[1], entry[2]
-
-
-async def _sqlite_installed(driver: Any, digest: str) -> bool:
-    """Whether the connection already ran the capture script with ``digest``."""
-    present = await driver.execute_fetchall(
-        f"SELECT 1 FROM sqlite_temp_master WHERE type = 'table' AND name = '{_MARKER}'"
-    )
-    if not present:
-        return False
-    rows = await driver.execute_fetchall(f"SELECT digest FROM temp.{_MARKER}")
-    return [tuple(row) for row in rows] == [(digest,)]
+        entry = _SCRIPTS[key] = (tables, ";\n".join(statements) + ";")
+    return entry[1]
 
 
 def _sqlite_triggers(table: Table) -> list[str]:
@@ -241,9 +219,7 @@ class Capture:
             # one script, one trip to the driver's thread, instead of a few hundred statements
             driver = (await conn.get_raw_connection()).driver_connection
             assert driver is not None
-            script, digest = _sqlite_script(tuple(self.tables.values()))
-            if not await _sqlite_installed(driver, digest):
-                await driver.executescript(script)
+            await driver.executescript(_sqlite_script(tuple(self.tables.values())))
         else:
             await conn.exec_driver_sql(
                 "CREATE TEMP TABLE IF NOT EXISTS guard_changes "
