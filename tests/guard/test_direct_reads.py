@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import sqlite3
+from collections.abc import AsyncIterator
 from decimal import Decimal
 
 import pytest
@@ -24,6 +25,7 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.store.direct import read_rows
 from guard.store.engine import create_engine
@@ -68,86 +70,70 @@ STATEMENTS = [
 ]
 
 
+@pytest.fixture
+async def engine() -> AsyncIterator[AsyncEngine]:
+    """An in-memory copy of the items image."""
+    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
+    yield engine
+    await engine.dispose()
+
+
 @pytest.mark.parametrize(("statement", "parameters"), STATEMENTS)
 async def test_rows_match_sqlalchemys_execute_types_keys_and_all(
-    statement: object, parameters: dict[str, object] | None
+    engine: AsyncEngine, statement: object, parameters: dict[str, object] | None
 ) -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
-    try:
-        async with engine.connect() as conn:
-            expected = [dict(row) for row in (await conn.execute(statement, parameters)).mappings()]  # type: ignore[call-overload]
-            got = await read_rows(conn, statement, parameters)  # type: ignore[arg-type]
-        assert got == expected
-        assert [[type(v) for v in row.values()] for row in got] == [
-            [type(v) for v in row.values()] for row in expected
-        ]
-    finally:
-        await engine.dispose()
+    async with engine.connect() as conn:
+        expected = [dict(row) for row in (await conn.execute(statement, parameters)).mappings()]  # type: ignore[call-overload]
+        got = await read_rows(conn, statement, parameters)  # type: ignore[arg-type]
+    assert got == expected
+    assert [[type(v) for v in row.values()] for row in got] == [
+        [type(v) for v in row.values()] for row in expected
+    ]
 
 
-async def test_the_first_row_has_the_types_of_its_columns() -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
-    try:
-        async with engine.connect() as conn:
-            (row,) = await read_rows(conn, select(items).where(items.c.id == bindparam("k")), {"k": 1})
-        assert row == {
-            "id": 1,
-            "label": "one",
-            "at": dt.datetime(2025, 10, 1, 13, 0, 5),
-            "price": Decimal("9.50"),
-            "active": True,
-            "extra": {"a": [1, 2]},
-        }
-    finally:
-        await engine.dispose()
+async def test_the_first_row_has_the_types_of_its_columns(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        (row,) = await read_rows(conn, select(items).where(items.c.id == bindparam("k")), {"k": 1})
+    assert row == {
+        "id": 1,
+        "label": "one",
+        "at": dt.datetime(2025, 10, 1, 13, 0, 5),
+        "price": Decimal("9.50"),
+        "active": True,
+        "extra": {"a": [1, 2]},
+    }
 
 
-async def test_reads_see_the_connections_open_transaction() -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
-    try:
-        async with engine.connect() as conn:
-            await conn.begin()
-            await conn.execute(text("DELETE FROM items WHERE id = 1"))
-            assert [row["id"] for row in await read_rows(conn, select(items.c.id))] == [2, 3]
-            await conn.rollback()
-            assert [row["id"] for row in await read_rows(conn, select(items.c.id))] == [1, 2, 3]
-    finally:
-        await engine.dispose()
+async def test_reads_see_the_connections_open_transaction(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        await conn.begin()
+        await conn.execute(text("DELETE FROM items WHERE id = 1"))
+        assert [row["id"] for row in await read_rows(conn, select(items.c.id))] == [2, 3]
+        await conn.rollback()
+        assert [row["id"] for row in await read_rows(conn, select(items.c.id))] == [1, 2, 3]
 
 
-async def test_a_driver_error_is_wrapped_as_sqlalchemy_wraps_it() -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
+async def test_a_driver_error_is_wrapped_as_sqlalchemy_wraps_it(engine: AsyncEngine) -> None:
     missing = Table("missing", MetaData(), Column("id", Integer))
-    try:
-        async with engine.connect() as conn:
-            with pytest.raises(OperationalError, match="no such table: missing"):
-                await read_rows(conn, select(missing))
-    finally:
-        await engine.dispose()
+    async with engine.connect() as conn:
+        with pytest.raises(OperationalError, match="no such table: missing"):
+            await read_rows(conn, select(missing))
 
 
-async def test_a_missing_parameter_fails_as_execute_does() -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
-    try:
-        async with engine.connect() as conn:
-            with pytest.raises(Exception, match="'k'") as through_execute:
-                await conn.execute(select(items).where(items.c.id == bindparam("k")))
-            with pytest.raises(type(through_execute.value), match="'k'"):
-                await read_rows(conn, select(items).where(items.c.id == bindparam("k")), {})
-    finally:
-        await engine.dispose()
+async def test_a_missing_parameter_fails_as_execute_does(engine: AsyncEngine) -> None:
+    async with engine.connect() as conn:
+        with pytest.raises(Exception, match="'k'") as through_execute:
+            await conn.execute(select(items).where(items.c.id == bindparam("k")))
+        with pytest.raises(type(through_execute.value), match="'k'"):
+            await read_rows(conn, select(items).where(items.c.id == bindparam("k")), {})
 
 
-async def test_a_statement_listener_sees_every_read() -> None:
-    engine = create_engine("sqlite+aiosqlite://", sqlite_image=_image())
+async def test_a_statement_listener_sees_every_read(engine: AsyncEngine) -> None:
     seen: list[str] = []
     event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: seen.append(args[2]))
-    try:
-        async with engine.connect() as conn:
-            rows = await read_rows(conn, select(items.c.id).where(items.c.id == bindparam("k")), {"k": 2})
-        assert rows == [{"id": 2}]
-        assert [sql for sql in seen if sql.startswith("SELECT")] == [
-            "SELECT items.id \nFROM items \nWHERE items.id = ?"
-        ]
-    finally:
-        await engine.dispose()
+    async with engine.connect() as conn:
+        rows = await read_rows(conn, select(items.c.id).where(items.c.id == bindparam("k")), {"k": 2})
+    assert rows == [{"id": 2}]
+    assert [sql for sql in seen if sql.startswith("SELECT")] == [
+        "SELECT items.id \nFROM items \nWHERE items.id = ?"
+    ]
