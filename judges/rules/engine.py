@@ -14,6 +14,12 @@ A field select that yields a map (``effect.after`` in ``effect.after.id``)
 copies that map, costing time in its size, while the index ``effect['after']``
 does not; so an expression is run as :func:`~judges.rules.lexer.indexed_selects`
 rewrites it (same values, same errors) and reported as written.
+
+Most conditions need none of that: :mod:`judges.rules.fast` runs the common
+subset (field reads, literals, comparisons, ``&&``/``||``/``!``) in Python over
+the same plain data and defers to CEL wherever it cannot be sure of CEL's
+answer. An environment of plain data therefore hands it to CEL only when an
+expression first needs CEL; data CEL cannot take still fails at once.
 """
 
 from __future__ import annotations
@@ -25,6 +31,7 @@ from typing import Any
 
 import cel
 
+from judges.rules.fast import Defer, FastCondition, compile_fast, plain
 from judges.rules.lexer import indexed_selects
 
 __all__ = [
@@ -53,43 +60,76 @@ class CelEvalError(Exception):
     """An expression that failed while evaluating (missing field, type mismatch, overflow, ...)."""
 
 
-class Environment:
-    """Variables handed to CEL once and shared by every expression evaluated against them."""
+def _by_cel(variables: Mapping[str, Any]) -> Any:
+    """The Python form of an expression outside the fast subset: always CEL's."""
+    raise Defer
 
-    __slots__ = ("_context",)
+
+class Environment:
+    """Variables shared by every expression evaluated against them, handed to CEL once if at all."""
+
+    __slots__ = ("_context", "_variables")
 
     def __init__(self, variables: Mapping[str, Any]) -> None:
+        self._variables = dict(variables)
+        self._context: Any = None
         try:
-            self._context = cel.Context(dict(variables))
+            lazy = plain(self._variables)
+        except RecursionError:
+            lazy = False
+        if not lazy:
+            self._context = self._handed()
+
+    def context(self) -> Any:
+        """The CEL context of the variables, built on first use."""
+        if self._context is None:
+            self._context = self._handed()
+        return self._context
+
+    def _handed(self) -> Any:
+        try:
+            return cel.Context(self._variables)
         except Exception as exc:
             raise CelEvalError(f"cannot hand the data to CEL: {_sentence(exc)}") from exc
 
 
 @dataclass(frozen=True, slots=True)
 class Expression:
-    """A compiled CEL expression and the free variables it references."""
+    """A compiled CEL expression, the free variables it references, and its Python form (or a deferral)."""
 
     source: str
     variables: frozenset[str]
     _program: Any
+    _fast: FastCondition = _by_cel
 
     def evaluate(self, environment: Environment) -> Any:
         try:
-            return self._program.execute(environment._context)
+            return self._fast(environment._variables)
+        except Defer:
+            pass
+        try:
+            return self._program.execute(environment.context())
+        except CelEvalError:
+            raise
         except Exception as exc:
             raise CelEvalError(_sentence(exc)) from exc
 
 
 def evaluate_all(expressions: Sequence[Expression], environment: Environment) -> list[Any]:
     """Each expression's value, or the :class:`CelEvalError` it failed with, in order."""
-    context = environment._context
+    variables = environment._variables
     results: list[Any] = []
     append = results.append
     for expression in expressions:
         try:
-            append(expression._program.execute(context))
-        except Exception as exc:
-            append(CelEvalError(_sentence(exc)))
+            append(expression._fast(variables))
+        except Defer:
+            try:
+                append(expression._program.execute(environment.context()))
+            except CelEvalError as exc:
+                append(exc)
+            except Exception as exc:
+                append(CelEvalError(_sentence(exc)))
     return results
 
 
@@ -105,7 +145,9 @@ def compile_expression(source: str) -> Expression:
             raise CelCompileError(_sentence(exc), 1, 1) from exc
         line, column = _within(source, int(match.group(1)), int(match.group(2)))
         raise CelCompileError(match.group(3).strip(), line, column) from exc
-    return Expression(source, frozenset(program.variables()), _faster(source, program))
+    return Expression(
+        source, frozenset(program.variables()), _faster(source, program), compile_fast(source) or _by_cel
+    )
 
 
 def _faster(source: str, program: Any) -> Any:
