@@ -159,6 +159,25 @@ async def test_audit_store_migrates_on_postgres(
         await engine.dispose()
 
 
+async def test_a_pooled_connection_the_server_dropped_is_replaced_on_checkout(
+    postgres_url: str, postgres_schema: str
+) -> None:
+    """A restart or an operator's pg_terminate_backend: the next user of the pool never sees the dead link."""
+    engine = create_engine(postgres_url, search_path=postgres_schema, pool_size=1)
+    killer = create_engine(postgres_url)
+    try:
+        async with engine.connect() as conn:
+            first = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        async with killer.connect() as conn:
+            assert (await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": first})).scalar() is True
+        async with engine.begin() as conn:
+            second = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        assert second != first
+    finally:
+        await engine.dispose()
+        await killer.dispose()
+
+
 async def terminate(settings: GuardSettings, pid: int) -> None:
     """The database drops one connection, as a restart does for all of them."""
     engine = create_engine(settings.backend.url, search_path=settings.backend.search_path)
