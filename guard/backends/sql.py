@@ -41,6 +41,7 @@ from guard.errors import ConfigError, ToolError, TransactionLost
 from guard.execute import CallOutcome, run_tool
 from guard.store import marks
 from guard.store.capture import Capture, truncate_refusal
+from guard.store.sql_lease import hold_setup_lock
 from guard.tools import Arguments, Tool, ToolContext, ToolRegistry
 from judges import Effect, Judge, fold_changes
 from judges.classify import ErrorClass, is_lock_wait
@@ -292,6 +293,7 @@ class SqlBackend:
 
     async def start(self) -> None:
         async with self.engine.begin() as conn:
+            await hold_setup_lock(conn)
             if self._prepare is not None:
                 await self._prepare(conn)
             metadata = self._metadata

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
 from guard.errors import StoreNotReady
+from guard.store.sql_lease import hold_setup_lock
 
 __all__ = ["alembic_config", "check_current", "current_revision", "head_revision", "upgrade"]
 
@@ -47,6 +48,7 @@ async def upgrade(engine: AsyncEngine, revision: str = "head") -> str:
         command.upgrade(config, revision)
 
     async with engine.begin() as conn:
+        await hold_setup_lock(conn)
         await conn.run_sync(run)
     return await current_revision(engine) or ""
 

@@ -29,19 +29,31 @@ from guard.clock import Clock
 from guard.errors import InstanceInUse
 from guard.store.tables import instances
 
-__all__ = ["SqlInstanceLease"]
+__all__ = ["SqlInstanceLease", "hold_setup_lock"]
 
 log = logging.getLogger(__name__)
 
 _LOCK_SPACE = 0x67617264  # the first key of the guard's advisory locks ("gard")
 _TRY_LOCK = text("SELECT pg_try_advisory_lock(:space, :key)")
 _UNLOCK = text("SELECT pg_advisory_unlock(:space, :key)")
+_SETUP_LOCK = text("SELECT pg_advisory_xact_lock(:space, :key)")
 
 
 def _key(scope: str, instance: str) -> int:
     """A signed 32-bit key for the name in its schema (PostgreSQL's two-key advisory locks take int4)."""
     value = zlib.crc32(f"{scope}\n{instance}".encode())
     return value - (1 << 32) if value >= 1 << 31 else value
+
+
+async def hold_setup_lock(conn: AsyncConnection) -> None:
+    """PostgreSQL: set up the schema one guard at a time, until ``conn``'s transaction ends.
+
+    Replicas that start together run the same idempotent DDL; PostgreSQL lets two
+    ``CREATE OR REPLACE FUNCTION`` (or ``CREATE TABLE IF NOT EXISTS``) of one new
+    name race, and the loser fails on a unique index of the catalog.
+    """
+    if conn.dialect.name == "postgresql":
+        await conn.execute(_SETUP_LOCK, {"space": _LOCK_SPACE, "key": _key("", "schema setup")})
 
 
 class SqlInstanceLease:

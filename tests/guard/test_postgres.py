@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -169,13 +170,43 @@ async def test_a_pooled_connection_the_server_dropped_is_replaced_on_checkout(
         async with engine.connect() as conn:
             first = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
         async with killer.connect() as conn:
-            assert (await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": first})).scalar() is True
+            assert (
+                await conn.execute(text("SELECT pg_terminate_backend(:p)"), {"p": first})
+            ).scalar() is True
         async with engine.begin() as conn:
             second = (await conn.execute(text("SELECT pg_backend_pid()"))).scalar_one()
         assert second != first
     finally:
         await engine.dispose()
         await killer.dispose()
+
+
+async def test_replicas_starting_together_on_a_fresh_schema_all_start(
+    postgres_url: str, postgres_schema: str
+) -> None:
+    """Each replica creates the demo's tables, capture functions and triggers: one at a time, none fails."""
+    settings = pg_settings(postgres_url, postgres_schema)
+    replicas = [
+        build_runtime(
+            settings.model_copy(
+                update={"server": settings.server.model_copy(update={"instance": f"guard-{n}"})}
+            ),
+            clock=FixedClock(),
+            sleep=no_sleep,
+        )
+        for n in range(1, 5)
+    ]
+    await upgrade(replicas[0].audit_engine)
+    try:
+        await asyncio.gather(*(replica.start() for replica in replicas))
+        replies = [
+            await replica.manager.call(TxnKey(f"read-{n}", "agent-a"), "get_ticket", {"ticket_id": 20})
+            for n, replica in enumerate(replicas)
+        ]
+        assert [reply.is_error for reply in replies] == [False] * 4
+    finally:
+        for replica in replicas:
+            await replica.stop()
 
 
 async def terminate(settings: GuardSettings, pid: int) -> None:
