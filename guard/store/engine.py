@@ -131,10 +131,10 @@ def create_engine(
                 **({"search_path": search_path} if search_path else {}),
             }
         }
-    engine = create_async_engine(url, **kwargs)
-    if parsed.get_backend_name() == "postgresql":
+        engine = create_async_engine(url, **kwargs)
         event.listen(engine.sync_engine.pool, "checkout", _ping)
-    return engine
+        return engine
+    return create_async_engine(url, **kwargs)
 
 
 def _ping(dbapi_connection: Any, record: Any, proxy: Any) -> None:
