@@ -41,7 +41,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import mcp_types as types
 from mcp import Client
@@ -81,6 +81,19 @@ def quantile(samples: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
+class Failure(NamedTuple):
+    key: str
+    """The transaction key (``plain`` in the plain arm)."""
+    told: str
+    """What the agent was told: a tool error's text, or the exception."""
+    at: float
+    """When the agent saw it (``time.time()``, the clock HAProxy's log uses)."""
+
+
+def failure(key: str, told: str) -> Failure:
+    return Failure(key, told, time.time())
+
+
 @dataclass
 class Seen:
     """What one agent arm saw: latencies, errors, the transactions it believes committed."""
@@ -88,8 +101,7 @@ class Seen:
     calls_ms: list[float] = field(default_factory=list)
     reads_ms: list[float] = field(default_factory=list)
     commits_ms: list[float] = field(default_factory=list)
-    errors: list[tuple[str, str]] = field(default_factory=list)
-    """(transaction key, what the agent was told)."""
+    errors: list[Failure] = field(default_factory=list)
     told_new: set[str] = field(default_factory=set)
     busy: int = 0
     blocked: int = 0
@@ -110,7 +122,7 @@ def _leaf(exc: BaseException) -> BaseException:
     return exc
 
 
-def _failure(exc: BaseException) -> str:
+def _described(exc: BaseException) -> str:
     leaf = _leaf(exc)
     return f"{type(leaf).__name__}: {leaf}"
 
@@ -131,7 +143,7 @@ async def _call(
         try:
             result = await client.call_tool(tool, arguments)
         except Exception as exc:
-            seen.errors.append((key, _failure(exc)))
+            seen.errors.append(failure(key, _described(exc)))
             raise _Abandon from exc
         if result.is_error and BUSY in _text(result):
             seen.busy += 1
@@ -149,7 +161,7 @@ async def _call(
 
 def _abandon(seen: Seen, key: str, told: str) -> _Abandon:
     """Record what the agent was told, and give the transaction up."""
-    seen.errors.append((key, told))
+    seen.errors.append(failure(key, told))
     if any(phrase in told for phrase in TOLD_NEW):
         seen.told_new.add(key)
     return _Abandon(told)
@@ -218,7 +230,7 @@ async def _transaction(index: int, base: str, seen: Seen, n: int) -> None:
     except Exception as exc:
         leaf = _leaf(exc)  # an _Abandon has been counted already
         if not isinstance(leaf, _Abandon):
-            seen.errors.append((key, _failure(exc)))
+            seen.errors.append(failure(key, _described(exc)))
         if not isinstance(leaf, _Abandon) or leaf.__cause__ is not None:
             await _retry_for_answer(url, seen, key)
     seen.transactions.append((key, writes, status))
@@ -233,9 +245,9 @@ async def plain_agent(url: str, deadline: float, seen: Seen, calls_per_session: 
                     result = await client.call_tool("get_ticket", {"ticket_id": 20})
                     seen.calls_ms.append((time.perf_counter() - started) * 1000)
                     if result.is_error:
-                        seen.errors.append(("plain", _text(result)))
+                        seen.errors.append(failure("plain", _text(result)))
         except Exception as exc:
-            seen.errors.append(("plain", _failure(exc)))
+            seen.errors.append(failure("plain", _described(exc)))
 
 
 # -- checks -------------------------------------------------------------------------------------
@@ -396,31 +408,45 @@ async def _guard_phase(
     return seen, per_agent, elapsed, extra
 
 
-def failed_on(log: Path, server: str) -> set[str]:
-    """The keys of which HAProxy saw a request fail on ``server`` (no answer, or a 5xx)."""
-    keys = set()
+Routes = dict[str, list[tuple[float, str]]]
+"""Per key, in the order HAProxy finished them: (when the request's connection was accepted, the server that
+served it or failed it)."""
+
+
+def routes(log: Path) -> Routes:
+    """HAProxy's log lines of ``ROUTE_LOG``, by key."""
+    by_key: Routes = {}
     for line in log.read_text(errors="replace").splitlines():
         parts = line.split()
-        if (
-            len(parts) == 4
-            and parts[0] == "route"
-            and parts[2] == server
-            and not parts[3].startswith(("2", "4"))
-        ):
-            keys.add(parts[1])
-    return keys
+        if len(parts) == 5 and parts[0] == "route":
+            with contextlib.suppress(ValueError):
+                by_key.setdefault(parts[1], []).append((float(parts[4]), parts[2]))
+    return by_key
+
+
+def served_by(routed: list[tuple[float, str]], at: float) -> str | None:
+    """The server of the last request accepted before ``at``: the one whose failure the agent saw then (a
+    retry after an error opens a new connection, accepted after it)."""
+    before = [server for accepted, server in routed if accepted <= at]
+    return before[-1] if before else None
 
 
 def _split_errors(
-    errors: list[tuple[str, str]], owner: dict[str, str], told_new: set[str], failed: set[str]
+    errors: list[Failure], owner: dict[str, str], told_new: set[str], routed: Routes
 ) -> dict[str, Any]:
-    """Errors by where their transaction was: the killed replica (by the log or by HAProxy), or a live one."""
-    dead = {key for key, _ in errors if owner.get(key) == KILLED or key in failed}
+    """Errors by where their transaction was: on the killed replica when the log says it held the key, or
+    when HAProxy had sent the failed request there (a transaction not yet opened: the protocol's discovery
+    call); else on a live one."""
+    dead = {
+        e.key
+        for e in errors
+        if owner.get(e.key) == KILLED or served_by(routed.get(e.key, []), e.at) == KILLED
+    }
     held = {key for key in dead if owner.get(key) == KILLED}
-    live = [(key, told) for key, told in errors if key not in dead]
+    live = [e for e in errors if e.key not in dead]
     return {
         "errors_on_live_replicas": len(live),
-        "live_error_samples": sorted({f"{key}: {told[:160]}" for key, told in live})[:5],
+        "live_error_samples": sorted({f"{e.key}: {e.told[:160]}" for e in live})[:5],
         "errors_on_killed_replica": len(errors) - len(live),
         "killed_transactions_with_errors": len(held),
         "killed_agents_told_new": len(held & told_new),
@@ -449,10 +475,10 @@ async def run(spec: RunSpec) -> dict[str, Any]:
             )
             if spec.kill_replica:
                 figures.update(await failover_figures(url))
-                failed = failed_on(Path(tmp) / "haproxy.log", KILLED)
-                figures.update(_split_errors(seen.errors, await owners(url), seen.told_new, failed))
-            figures["sample_errors"] = sorted({text[:160] for _, text in seen.errors})[:5]
-            figures["plain_error_samples"] = sorted({text[:160] for _, text in plain.errors})[:3]
+                routed = routes(Path(tmp) / "haproxy.log")
+                figures.update(_split_errors(seen.errors, await owners(url), seen.told_new, routed))
+            figures["sample_errors"] = sorted({e.told[:160] for e in seen.errors})[:5]
+            figures["plain_error_samples"] = sorted({e.told[:160] for e in plain.errors})[:3]
             figures["problems"] = list(consistency.problems)
             return figures
     finally:

@@ -31,8 +31,9 @@ from sqlalchemy.engine import make_url
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE_CFG = ROOT / "deploy" / "haproxy" / "haproxy.cfg"
-ROUTE_LOG = "route %[var(txn.guard_key)] %s %ST"
-"""HAProxy's log line per request: the transaction key, the server that served it, the status."""
+ROUTE_LOG = "route %[var(txn.guard_key)] %s %ST %Ts.%ms"
+"""HAProxy's log line per request: the transaction key, the server that served it, the status, when its
+connection was accepted (seconds since the epoch)."""
 _SCALE_OUT = Path(__file__).with_name("scale_out.py")
 _SERVER_LINE = re.compile(r"^\s*server\s")
 

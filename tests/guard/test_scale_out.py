@@ -9,13 +9,12 @@ from __future__ import annotations
 import importlib.util
 import shutil
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from tests.conftest import ROOT, _missing
-
-pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
 
 def _scale_out(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
@@ -38,6 +37,8 @@ def haproxy() -> str:
     return found
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
 async def test_two_replicas_behind_haproxy_survive_one_killed(
     haproxy: str, postgres_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,3 +57,36 @@ async def test_two_replicas_behind_haproxy_survive_one_killed(
     assert figures["errors_on_live_replicas"] == 0, figures["live_error_samples"]
     assert figures["killed_agents_told_new"] == figures["killed_transactions_with_errors"]
     assert figures["killed_left_open"] == 0
+
+
+def test_an_error_is_put_on_the_replica_that_served_the_failed_request(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The failover's split of errors: a transaction the killed replica held; a key whose first request (the
+    protocol's discovery, which opens nothing) died with the killed replica, then was retried on a live one;
+    and an error on a live replica after that key's redispatch, which stays an error on a live replica."""
+    scale_out = _scale_out(monkeypatch)
+    log = tmp_path / "haproxy.log"
+    log.write_text(
+        "route a1-0 guard-2 200 100.000\n"
+        "route a2-0 guard-2 200 100.500\n"  # discovery answered, then guard-2 died mid-answer
+        "[WARNING]  (1) : Server guards/guard-2 is DOWN\n"
+        "route a2-0 guard-1 200 102.000\n"  # the agent's retry, redispatched
+        "route a2-0 guard-1 200 102.000\n"
+        "route a3-0 guard-2 200 100.200\n"
+        "route a3-0 guard-1 200 103.000\n"  # a3-0 moved on, opened on guard-1, failed there
+        "route - guard-1 200 99.000\n"
+    )
+    routed = scale_out.routes(log)
+    assert routed["a2-0"] == [(100.5, "guard-2"), (102.0, "guard-1"), (102.0, "guard-1")]
+    errors = [
+        scale_out.Failure("a1-0", "Start a new transaction: guard-2 held it", 101.0),
+        scale_out.Failure("a2-0", "RemoteProtocolError: peer closed connection", 100.9),
+        scale_out.Failure("a3-0", "RemoteProtocolError: peer closed connection", 103.5),
+    ]
+    owner = {"a1-0": "guard-2", "a2-0": "guard-1", "a3-0": "guard-1"}
+    split = scale_out._split_errors(errors, owner, {"a1-0"}, routed)
+    assert split["errors_on_killed_replica"] == 2
+    assert split["errors_on_live_replicas"] == 1
+    assert split["live_error_samples"] == ["a3-0: RemoteProtocolError: peer closed connection"]
+    assert (split["killed_transactions_with_errors"], split["killed_agents_told_new"]) == (1, 1)
