@@ -38,10 +38,10 @@ import os
 import random
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 import mcp_types as types
 from mcp import Client
@@ -69,6 +69,9 @@ COMMIT_TOOL = "guard_commit"
 KILLED = "guard-2"
 TOLD_NEW = ("start a new transaction", "use a new transaction key", "start a new key")
 BUSY = "transactions are open, the limit is"
+READS_PER_SESSION = 5
+"""Calls per client session of the read-only arms (plain, and guarded with a commit after them)."""
+PLAIN_TICKET = 20
 
 
 # -- figures ------------------------------------------------------------------------------------
@@ -109,6 +112,10 @@ class Seen:
     """How long each transaction waited for a free slot before its first call."""
     transactions: list[tuple[str, dict[int, str], str | None]] = field(default_factory=list)
     """Per agent in order: (key, ticket → the note it wrote, the commit status the agent saw)."""
+
+
+History = list[list[tuple[str, dict[int, str], str | None]]]
+"""Per agent, its transactions in order (see ``Seen.transactions``)."""
 
 
 class _Abandon(Exception):
@@ -176,7 +183,10 @@ async def _commit(client: Client, seen: Seen, key: str, summary: str) -> str:
     return status
 
 
-async def _work(client: Client, seen: Seen, key: str, index: int, kind: str, writes: dict[int, str]) -> str:
+async def mixed(client: Client, seen: Seen, key: str, index: int, writes: dict[int, str]) -> str:
+    """A transaction of the realistic mix: reads, then a write committed, or a write the gate blocks and
+    the agent repairs; ``writes`` gets the tickets written."""
+    kind = random.choices(["read", "write", "repair"], weights=[5, 3, 2])[0]
     calm, stuck = agent_tickets(index)
     mine = stuck if kind == "repair" else calm
     await _call(client, seen, key, "get_ticket", {"ticket_id": mine}, read=True)
@@ -198,35 +208,57 @@ async def _work(client: Client, seen: Seen, key: str, index: int, kind: str, wri
     return await _commit(client, seen, key, f"{kind} done")
 
 
+async def reads_only(client: Client, seen: Seen, key: str, index: int, writes: dict[int, str]) -> str:
+    """The plain agent's session through the guard: the same reads of the same ticket, then a commit."""
+    for _ in range(READS_PER_SESSION):
+        await _call(client, seen, key, "get_ticket", {"ticket_id": PLAIN_TICKET}, read=True)
+    return await _commit(client, seen, key, "read only")
+
+
+Work = Callable[[Client, Seen, str, int, dict[int, str]], Awaitable[str]]
+
+
 async def _retry_for_answer(url: str, seen: Seen, key: str) -> None:
     """After a lost connection, ask once more under the same key: the guard must say what to do."""
     with contextlib.suppress(Exception):
         async with Client(url) as client:
-            result = await client.call_tool("get_ticket", {"ticket_id": 20})
+            result = await client.call_tool("get_ticket", {"ticket_id": PLAIN_TICKET})
             if result.is_error and any(phrase in _text(result) for phrase in TOLD_NEW):
                 seen.told_new.add(key)
 
 
-async def guarded_agent(index: int, base: str, deadline: float, seen: Seen, slots: asyncio.Semaphore) -> None:
+@dataclass(frozen=True)
+class Arm:
+    """Guarded agents: what each transaction does, and the prefix of its keys (each arm its own keys)."""
+
+    work: Work
+    prefix: str
+
+
+MIXED = Arm(mixed, "a")
+READS = Arm(reads_only, "r")
+
+
+async def guarded_agent(
+    arm: Arm, index: int, base: str, deadline: float, seen: Seen, slots: asyncio.Semaphore
+) -> None:
     """Transactions until ``deadline``; each waits its turn for one of the fleet's ``slots`` (FIFO)."""
     n = 0
     while time.monotonic() < deadline:
         queued = time.perf_counter()
         async with slots:
             seen.admission_ms.append((time.perf_counter() - queued) * 1000)
-            await _transaction(index, base, seen, n)
+            await _transaction(arm.work, index, base, seen, f"{arm.prefix}{index}-{n}")
         n += 1
 
 
-async def _transaction(index: int, base: str, seen: Seen, n: int) -> None:
-    key = f"a{index}-{n}"
-    kind = random.choices(["read", "write", "repair"], weights=[5, 3, 2])[0]
+async def _transaction(work: Work, index: int, base: str, seen: Seen, key: str) -> None:
     writes: dict[int, str] = {}
     url = f"{base}/mcp/t/{key}"
     status: str | None = None
     try:
         async with Client(url) as client:
-            status = await _work(client, seen, key, index, kind, writes)
+            status = await work(client, seen, key, index, writes)
     except Exception as exc:
         leaf = _leaf(exc)  # an _Abandon has been counted already
         if not isinstance(leaf, _Abandon):
@@ -236,13 +268,13 @@ async def _transaction(index: int, base: str, seen: Seen, n: int) -> None:
     seen.transactions.append((key, writes, status))
 
 
-async def plain_agent(url: str, deadline: float, seen: Seen, calls_per_session: int = 5) -> None:
+async def plain_agent(url: str, deadline: float, seen: Seen) -> None:
     while time.monotonic() < deadline:
         try:
             async with Client(url) as client:
-                for _ in range(calls_per_session):
+                for _ in range(READS_PER_SESSION):
                     started = time.perf_counter()
-                    result = await client.call_tool("get_ticket", {"ticket_id": 20})
+                    result = await client.call_tool("get_ticket", {"ticket_id": PLAIN_TICKET})
                     seen.calls_ms.append((time.perf_counter() - started) * 1000)
                     if result.is_error:
                         seen.errors.append(failure("plain", _text(result)))
@@ -262,9 +294,7 @@ class Consistency:
     problems: tuple[str, ...]
 
 
-async def check_consistency(
-    url: str, agents: int, per_agent: list[list[tuple[str, dict[int, str], str | None]]]
-) -> Consistency:
+async def check_consistency(url: str, agents: int, per_agent: History) -> Consistency:
     """What the agents saw against the system of record and the audit log (see the module docstring)."""
     audited = {r["id"]: r["status"] for r in await sql(url, "SELECT id, status FROM guard_transactions")}
     query = "SELECT transaction_id FROM guard_commits WHERE decision = 'allow'"
@@ -327,18 +357,16 @@ class RunSpec:
     admin_url: str = ADMIN_URL
 
 
-async def _load(
-    spec: RunSpec, run: Stack
-) -> tuple[Seen, list[list[tuple[str, dict[int, str], str | None]]], float]:
+async def _load(spec: RunSpec, run: Stack, arm: Arm, *, kill: bool) -> tuple[Seen, History, float]:
     seens = [Seen() for _ in range(spec.agents)]
     started = time.monotonic()
     deadline = started + spec.seconds
     slots = asyncio.Semaphore(spec.replicas * slots_per_replica(spec.replicas))
     tasks = [
-        asyncio.create_task(guarded_agent(i, run.guard_url, deadline, seens[i], slots))
+        asyncio.create_task(guarded_agent(arm, i, run.guard_url, deadline, seens[i], slots))
         for i in range(spec.agents)
     ]
-    if spec.kill_replica:
+    if kill:
         await asyncio.sleep(spec.seconds / 2)
         victim = run.replica(KILLED)
         victim.kill()
@@ -356,20 +384,44 @@ async def _load(
         total.busy += seen.busy
         total.blocked += seen.blocked
         total.admission_ms += seen.admission_ms
+        total.transactions += seen.transactions
     return total, [s.transactions for s in seens], elapsed
+
+
+T = TypeVar("T")
+
+
+async def _costed(
+    url: str, groups: Callable[[list[int]], dict[str, list[int]]], load: Awaitable[T]
+) -> tuple[T, dict[str, float]]:
+    """``load``'s result and the CPU seconds each group of processes spent on it (``groups`` gets the
+    database's backends)."""
+    before = cpu_snapshot(groups(await database_pids(url)))
+    result = await load
+    return result, cpu_spent(before, cpu_snapshot(groups(await database_pids(url))))
 
 
 async def _plain_load(spec: RunSpec, run: Stack) -> tuple[Seen, float, dict[str, float]]:
     seen = Seen()
-    async with plain_servers(run) as processes:
-        pids = [p.pid for p in processes]
-        before = cpu_snapshot({"plain": pids, "database": await database_pids(run.url)})
+
+    async def load() -> float:
         started = time.monotonic()
         deadline = started + spec.seconds
         await asyncio.gather(*(plain_agent(run.plain_url, deadline, seen) for _ in range(spec.agents)))
-        elapsed = time.monotonic() - started
-        spent = cpu_spent(before, cpu_snapshot({"plain": pids, "database": await database_pids(run.url)}))
+        return time.monotonic() - started
+
+    async with plain_servers(run) as processes:
+        pids = [p.pid for p in processes]
+        elapsed, spent = await _costed(run.url, lambda db: {"plain": pids, "database": db}, load())
         return seen, elapsed, spent
+
+
+async def _reads_load(spec: RunSpec, run: Stack) -> tuple[Seen, History, float, dict[str, float]]:
+    """The plain arm's reads through the guard (a transaction per session, committed)."""
+    (seen, history, elapsed), spent = await _costed(
+        run.url, lambda db: _groups(run, db), _load(spec, run, READS, kill=False)
+    )
+    return seen, history, elapsed, spent
 
 
 def _groups(run: Stack, database: list[int]) -> dict[str, list[int]]:
@@ -384,18 +436,17 @@ async def _warm_sample(run: Stack, after_s: float, into: dict[str, Any]) -> None
     into["connections_warm"] = await open_connections(run.url)
 
 
-async def _guard_phase(
-    spec: RunSpec, run: Stack
-) -> tuple[Seen, list[list[tuple[str, dict[int, str], str | None]]], float, dict[str, Any]]:
-    """The guarded load, with the connections, the replicas' memory and the CPU each part spent."""
+async def _guard_phase(spec: RunSpec, run: Stack) -> tuple[Seen, History, float, dict[str, Any]]:
+    """The guarded load of the realistic mix, with the connections, the replicas' memory and the CPU each
+    part spent."""
     connections_start = await open_connections(run.url)
     rss_start = sum(rss_mb(pid) for pid in _groups(run, [])["guard"])
-    before = cpu_snapshot(_groups(run, await database_pids(run.url)))
     warm: dict[str, Any] = {}
     sampled = asyncio.create_task(_warm_sample(run, spec.seconds / 10, warm))
-    seen, per_agent, elapsed = await _load(spec, run)
+    (seen, per_agent, elapsed), spent = await _costed(
+        run.url, lambda db: _groups(run, db), _load(spec, run, MIXED, kill=spec.kill_replica)
+    )
     await sampled
-    spent = cpu_spent(before, cpu_snapshot(_groups(run, await database_pids(run.url))))
     calls = max(1, len(seen.calls_ms) + len(seen.commits_ms))
     extra = {
         "connections_start": connections_start,
@@ -463,11 +514,17 @@ async def run(spec: RunSpec) -> dict[str, Any]:
                 seen, per_agent, elapsed, measured = await _guard_phase(spec, running)
                 if spec.kill_replica:
                     await wait_ready(f"http://127.0.0.1:{running.replica(KILLED).port}/readyz")
-                plain, plain_elapsed, plain_cpu = (
-                    await _plain_load(spec, running) if spec.plain else (Seen(), 1.0, {})
-                )
-            consistency = await check_consistency(url, spec.agents, per_agent)
+                reads_history: History = []
+                reads_cpu: dict[str, float] = {}
+                plain_cpu: dict[str, float] = {}
+                reads, reads_elapsed, plain, plain_elapsed = Seen(), 1.0, Seen(), 1.0
+                if spec.plain:
+                    reads, reads_history, reads_elapsed, reads_cpu = await _reads_load(spec, running)
+                    plain, plain_elapsed, plain_cpu = await _plain_load(spec, running)
+            consistency = await check_consistency(url, spec.agents, per_agent + reads_history)
             figures = _figures(spec, seen, elapsed, plain, plain_elapsed, consistency)
+            figures.update(_read_figures(reads, reads_elapsed, reads_cpu, figures))
+            figures["errors"] += len(reads.errors)
             figures.update(measured)
             plain_calls = max(1, len(plain.calls_ms))
             figures.update(
@@ -477,12 +534,36 @@ async def run(spec: RunSpec) -> dict[str, Any]:
                 figures.update(await failover_figures(url))
                 routed = routes(Path(tmp) / "haproxy.log")
                 figures.update(_split_errors(seen.errors, await owners(url), seen.told_new, routed))
-            figures["sample_errors"] = sorted({e.told[:160] for e in seen.errors})[:5]
+            figures["sample_errors"] = sorted({e.told[:160] for e in seen.errors + reads.errors})[:5]
             figures["plain_error_samples"] = sorted({e.told[:160] for e in plain.errors})[:3]
             figures["problems"] = list(consistency.problems)
             return figures
     finally:
         await drop_database(spec.admin_url, name)
+
+
+def _read_figures(
+    reads: Seen, elapsed: float, cpu: dict[str, float], figures: dict[str, Any]
+) -> dict[str, Any]:
+    """The guarded read arm beside the plain one (``figures`` holds the plain arm's); CPU per read includes
+    the read-only commit that ends each session."""
+    per_s = round(len(reads.reads_ms) / elapsed, 1)
+    per_read = {
+        f"read_{k}_cpu_ms_per_read": round(v * 1000 / max(1, len(reads.reads_ms)), 2) for k, v in cpu.items()
+    }
+    p50, p99 = round(quantile(reads.reads_ms, 0.5), 1), round(quantile(reads.reads_ms, 0.99), 1)
+    return {
+        "read_calls": len(reads.reads_ms),
+        "guarded_reads_per_s": per_s,
+        "guarded_read_p50_ms": p50,
+        "guarded_read_p99_ms": p99,
+        "guarded_read_commit_p99_ms": round(quantile(reads.commits_ms, 0.99), 1),
+        "read_errors": len(reads.errors),
+        "read_sessions_committed": sum(status == "committed" for _, _, status in reads.transactions),
+        "reads_ratio": round(per_s / figures["plain_calls_per_s"], 2) if figures["plain_calls_per_s"] else 0,
+        "read_p99_ratio": round(p99 / figures["plain_call_p99_ms"], 2) if figures["plain_call_p99_ms"] else 0,
+        **per_read,
+    }
 
 
 def _figures(
@@ -518,11 +599,17 @@ def report(figures: dict[str, Any]) -> Iterator[str]:
     f = figures
     yield f"{f['replicas']} replica(s), {f['agents']} agents, {f['seconds']} s"
     yield (
-        f"  guard  {f['calls_per_s']:8.1f} calls/s  call p50 {f['call_p50_ms']} ms "
+        f"  the mix through the guard {f['calls_per_s']:8.1f} calls/s  call p50 {f['call_p50_ms']} ms "
         f"p99 {f['call_p99_ms']} ms  commit p50 {f['commit_p50_ms']} ms p99 {f['commit_p99_ms']} ms"
     )
     yield (
-        f"  plain  {f['plain_calls_per_s']:8.1f} calls/s  call p50 {f['plain_call_p50_ms']} ms "
+        f"  reads through the guard {f['guarded_reads_per_s']:8.1f} calls/s ({f['reads_ratio']}x plain)  "
+        f"p50 {f['guarded_read_p50_ms']} ms p99 {f['guarded_read_p99_ms']} ms "
+        f"({f['read_p99_ratio']}x plain)  "
+        f"their commits p99 {f['guarded_read_commit_p99_ms']} ms, errors {f['read_errors']}"
+    )
+    yield (
+        f"  reads served plain      {f['plain_calls_per_s']:8.1f} calls/s  p50 {f['plain_call_p50_ms']} ms "
         f"p99 {f['plain_call_p99_ms']} ms"
     )
     yield (
@@ -550,7 +637,7 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=20)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--kill-replica", action="store_true")
-    parser.add_argument("--no-plain", action="store_true", help="skip the plain anchor")
+    parser.add_argument("--no-plain", action="store_true", help="skip the read-only arms (guarded and plain)")
     parser.add_argument("--serve-plain", nargs=2, metavar=("URL", "PORT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_plain:

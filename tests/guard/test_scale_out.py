@@ -59,6 +59,25 @@ async def test_two_replicas_behind_haproxy_survive_one_killed(
     assert figures["killed_left_open"] == 0
 
 
+@pytest.mark.slow
+@pytest.mark.postgres
+async def test_reads_through_the_guard_beside_the_plain_server(
+    haproxy: str, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The anchor arms run and are reported: the plain server's reads, and the same sessions of reads
+    through the guard, each a transaction ended by a commit that the log shows committed."""
+    scale_out = _scale_out(monkeypatch)
+    spec = scale_out.RunSpec(replicas=1, agents=3, seconds=2, plain=True, admin_url=postgres_url)
+    figures = await scale_out.run(spec)
+    assert figures["problems"] == []
+    assert (figures["errors"], figures["read_errors"], figures["plain_errors"]) == (0, 0, 0)
+    assert figures["guarded_reads_per_s"] > 0
+    assert figures["plain_calls_per_s"] > 0
+    assert figures["reads_ratio"] == round(figures["guarded_reads_per_s"] / figures["plain_calls_per_s"], 2)
+    assert figures["read_guard_cpu_ms_per_read"] > 0
+    assert figures["read_calls"] == 5 * figures["read_sessions_committed"] > 0
+
+
 def test_an_error_is_put_on_the_replica_that_served_the_failed_request(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
