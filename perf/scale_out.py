@@ -429,31 +429,58 @@ def _groups(run: Stack, database: list[int]) -> dict[str, list[int]]:
     return {"guard": guards, "balancer": [p.pid for p in run.others], "database": database}
 
 
-async def _warm_sample(run: Stack, after_s: float, into: dict[str, Any]) -> None:
-    """The replicas' memory and the connections once the load has warmed them (a tenth of the run)."""
-    await asyncio.sleep(after_s)
-    into["rss_mb_warm"] = round(sum(rss_mb(pid) for pid in _groups(run, [])["guard"]), 1)
-    into["connections_warm"] = await open_connections(run.url)
+async def _sample(run: Stack, at: float) -> tuple[float, float, int]:
+    rss = sum(rss_mb(pid) for pid in _groups(run, [])["guard"])
+    return round(at, 1), round(rss, 1), await open_connections(run.url)
+
+
+async def _memory(run: Stack, seconds: float, into: list[tuple[float, float, int]]) -> None:
+    """The replicas' RSS (MB, summed) and the database's connections, every twentieth of the run (at least
+    every 30 s, when the run is a soak): ``(seconds since the start, RSS, connections)``."""
+    every = min(30.0, seconds / 20)
+    started = time.monotonic()
+    while True:
+        into.append(await _sample(run, time.monotonic() - started))
+        if time.monotonic() - started + every > seconds:
+            return
+        await asyncio.sleep(every)
+
+
+def memory_figures(series: list[tuple[float, float, int]], seconds: float) -> dict[str, Any]:
+    """RSS and connections at the start, once warm (a tenth of the run), half-way and at the end; RSS growth
+    from warm to the end, and over the second half alone (a leak keeps its pace; a warm-up slows down)."""
+
+    def at(fraction: float) -> tuple[float, float, int]:
+        return min(series, key=lambda sample: abs(sample[0] - fraction * seconds))
+
+    (_, start, c_start), (_, warm, c_warm), (_, half, _), (_, end, c_end) = (at(f) for f in (0, 0.1, 0.5, 1))
+    return {
+        "rss_mb_start": start,
+        "rss_mb_warm": warm,
+        "rss_mb_half": half,
+        "rss_mb_end": end,
+        "rss_growth_pct_from_warm": round(100 * (end - warm) / warm, 1) if warm else 0,
+        "rss_growth_pct_second_half": round(100 * (end - half) / half, 1) if half else 0,
+        "connections_start": c_start,
+        "connections_warm": c_warm,
+        "connections_end": c_end,
+        "memory_series": [list(sample) for sample in series],
+    }
 
 
 async def _guard_phase(spec: RunSpec, run: Stack) -> tuple[Seen, History, float, dict[str, Any]]:
     """The guarded load of the realistic mix, with the connections, the replicas' memory and the CPU each
     part spent."""
-    connections_start = await open_connections(run.url)
-    rss_start = sum(rss_mb(pid) for pid in _groups(run, [])["guard"])
-    warm: dict[str, Any] = {}
-    sampled = asyncio.create_task(_warm_sample(run, spec.seconds / 10, warm))
+    series: list[tuple[float, float, int]] = []
+    sampled = asyncio.create_task(_memory(run, spec.seconds, series))
     (seen, per_agent, elapsed), spent = await _costed(
         run.url, lambda db: _groups(run, db), _load(spec, run, MIXED, kill=spec.kill_replica)
     )
     await sampled
+    series.append(await _sample(run, elapsed))
     calls = max(1, len(seen.calls_ms) + len(seen.commits_ms))
     extra = {
-        "connections_start": connections_start,
-        "connections_end": await open_connections(run.url),
-        "rss_mb_start": round(rss_start, 1),
-        "rss_mb_end": round(sum(rss_mb(pid) for pid in _groups(run, [])["guard"]), 1),
-        **warm,
+        **memory_figures(series, elapsed),
         **{f"{name}_cpu_ms_per_call": round(cpu * 1000 / calls, 2) for name, cpu in spent.items()},
     }
     return seen, per_agent, elapsed, extra
@@ -624,6 +651,12 @@ def report(figures: dict[str, Any]) -> Iterator[str]:
             f"on the killed one {f['errors_on_killed_replica']} ({f['killed_agents_told_new']} of "
             f"{f['killed_transactions_with_errors']} of its transactions told to start a new one)"
         )
+    yield (
+        f"  memory: the replicas' RSS {f['rss_mb_start']} MB at the start, {f['rss_mb_warm']} warm, "
+        f"{f['rss_mb_half']} half-way, {f['rss_mb_end']} at the end: {f['rss_growth_pct_from_warm']:+} % "
+        f"from warm, {f['rss_growth_pct_second_half']:+} % over the second half; database connections "
+        f"{f['connections_start']} -> {f['connections_warm']} -> {f['connections_end']}"
+    )
     for problem in f["problems"]:
         yield f"  problem: {problem}"
     yield json.dumps({k: v for k, v in f.items() if k != "problems"})

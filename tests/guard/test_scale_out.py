@@ -109,3 +109,21 @@ def test_an_error_is_put_on_the_replica_that_served_the_failed_request(
     assert split["errors_on_live_replicas"] == 1
     assert split["live_error_samples"] == ["a3-0: RemoteProtocolError: peer closed connection"]
     assert (split["killed_transactions_with_errors"], split["killed_agents_told_new"]) == (1, 1)
+
+
+def test_memory_figures_tell_a_warm_up_from_a_leak(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The soak's figures: growth from warm and over the second half, read off the sampled series."""
+    scale_out = _scale_out(monkeypatch)
+    seconds = 600.0
+    times = [30.0 * i for i in range(21)]
+    warming = [(t, 300 + 20 * (1 - 0.98 ** (t / 3)), 50 + (t > 100)) for t in times]
+    leaking = [(t, 300 + t / 20, 50) for t in times]
+    warm = scale_out.memory_figures(warming, seconds)
+    leak = scale_out.memory_figures(leaking, seconds)
+    assert warm["rss_mb_start"] == 300
+    assert (warm["rss_mb_warm"], leak["rss_mb_warm"]) == (warming[2][1], leaking[2][1])
+    assert (warm["connections_start"], warm["connections_end"]) == (50, 51)
+    assert warm["rss_growth_pct_second_half"] < warm["rss_growth_pct_from_warm"] / 3
+    assert leak["rss_growth_pct_second_half"] == pytest.approx(100 * 15 / 315, abs=0.05)
+    assert leak["rss_growth_pct_from_warm"] == pytest.approx(100 * 27 / 303, abs=0.05)
+    assert warm["memory_series"][-1] == list(warming[-1])
