@@ -246,6 +246,13 @@ class AuditSettings(_Section):
     lock_timeout_s: float = Field(
         5.0, gt=0, description="Longest wait for a lock on the audit store (SQLite: its one write lock)."
     )
+    pool_size: int = Field(
+        20,
+        ge=1,
+        le=1000,
+        description="Connections the guard keeps to the audit store, opened as needed; a statement that "
+        "finds them all busy waits for one (never opens and closes one of its own).",
+    )
     redact: list[str] = Field(
         default_factory=list,
         description="Paths kept out of the audit log and the settled outbox: <tool or table>.<field>[...], "

@@ -90,6 +90,7 @@ def create_engine(
     statement_timeout_s: float = 10.0,
     lock_timeout_s: float = 5.0,
     pool_size: int = 10,
+    max_overflow: int = 10,
     echo: bool = False,
     search_path: str | None = None,
     sqlite_image: bytes | None = None,
@@ -116,12 +117,14 @@ def create_engine(
         else:
             kwargs["poolclass"] = AsyncAdaptedQueuePool
             kwargs["pool_size"] = pool_size
+            kwargs["max_overflow"] = max_overflow
         kwargs["connect_args"] = {"timeout": lock_timeout_s, "check_same_thread": False}
         engine = create_async_engine(url, **kwargs)
         _configure_sqlite(engine, wal=not memory, busy_timeout_ms=int(lock_timeout_s * 1000))
         return engine
     if parsed.get_backend_name() == "postgresql":
         kwargs["pool_size"] = pool_size
+        kwargs["max_overflow"] = max_overflow
         kwargs["connect_args"] = {
             "server_settings": {
                 "statement_timeout": str(int(statement_timeout_s * 1000)),
