@@ -20,7 +20,8 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Text, cast, desc, insert, select, update
+from sqlalchemy import Text, Update, cast, desc, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from guard.audit import (
@@ -108,10 +109,12 @@ def _commit(row: Any) -> CommitEntry:
     return CommitEntry(**fields)
 
 
+def _transaction_update(record: TxnRecord) -> Update:
+    return update(transactions).where(transactions.c.id == record.id).values(**_txn_values(record))
+
+
 async def _write_transaction(conn: AsyncConnection, record: TxnRecord) -> None:
-    await conn.execute(
-        update(transactions).where(transactions.c.id == record.id).values(**_txn_values(record))
-    )
+    await conn.execute(_transaction_update(record))
 
 
 class _InlineCalls:
@@ -180,6 +183,7 @@ class SqlAudit:
         # trip instead of three (BEGIN, the statement, COMMIT); it is as atomic and as durable.
         postgres = engine.dialect.name == "postgresql"
         self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT") if postgres else None
+        self._insert = postgresql.insert if postgres else sqlite.insert
 
     @asynccontextmanager
     async def _one_statement(self) -> AsyncIterator[AsyncConnection]:
@@ -237,15 +241,28 @@ class SqlAudit:
             self._writer = None
 
     async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
+        # each attempt written whole, over what an earlier write of it said (a decision, then its end)
+        attempts = {(each.transaction_id, each.attempt): each for each in (entry, *more)}
+        rows = [
+            {"transaction_id": each.transaction_id, "attempt": each.attempt}
+            | {name: getattr(each, name) for name in _COMMIT_FIELDS}
+            for each in attempts.values()
+        ]
+        upsert = self._insert(commits).values(rows)
+        upsert = upsert.on_conflict_do_update(
+            index_elements=[commits.c.transaction_id, commits.c.attempt],
+            set_={name: upsert.excluded[name] for name in _COMMIT_FIELDS},
+        )
+        if self._autocommit is not None:
+            # PostgreSQL runs a data-modifying WITH to completion whatever the outer statement reads:
+            # the attempts and the transaction's row in one autocommitted statement, one round trip
+            with_attempts = upsert.returning(commits.c.attempt).cte("attempts")
+            async with self._one_statement() as conn:
+                await conn.execute(_transaction_update(record).add_cte(with_attempts))
+            return
         async with self._engine.begin() as conn:
-            for each in (entry, *more):
-                values = {name: getattr(each, name) for name in _COMMIT_FIELDS}
-                key = {"transaction_id": each.transaction_id, "attempt": each.attempt}
-                same = (commits.c.transaction_id == each.transaction_id) & (commits.c.attempt == each.attempt)
-                done = await conn.execute(update(commits).where(same).values(**values))
-                if done.rowcount == 0:
-                    await conn.execute(insert(commits).values(**key, **values))
-            await _write_transaction(conn, record)
+            await conn.execute(upsert)
+            await conn.execute(_transaction_update(record))
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:
         query = (
