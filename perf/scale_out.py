@@ -629,16 +629,17 @@ def report(figures: dict[str, Any]) -> Iterator[str]:
         f"  the mix through the guard {f['calls_per_s']:8.1f} calls/s  call p50 {f['call_p50_ms']} ms "
         f"p99 {f['call_p99_ms']} ms  commit p50 {f['commit_p50_ms']} ms p99 {f['commit_p99_ms']} ms"
     )
-    yield (
-        f"  reads through the guard {f['guarded_reads_per_s']:8.1f} calls/s ({f['reads_ratio']}x plain)  "
-        f"p50 {f['guarded_read_p50_ms']} ms p99 {f['guarded_read_p99_ms']} ms "
-        f"({f['read_p99_ratio']}x plain)  "
-        f"their commits p99 {f['guarded_read_commit_p99_ms']} ms, errors {f['read_errors']}"
-    )
-    yield (
-        f"  reads served plain      {f['plain_calls_per_s']:8.1f} calls/s  p50 {f['plain_call_p50_ms']} ms "
-        f"p99 {f['plain_call_p99_ms']} ms"
-    )
+    if f["read_calls"] or f["plain_calls_per_s"]:  # the anchor arms ran
+        yield (
+            f"  reads through the guard {f['guarded_reads_per_s']:8.1f} calls/s ({f['reads_ratio']}x plain)  "
+            f"p50 {f['guarded_read_p50_ms']} ms p99 {f['guarded_read_p99_ms']} ms "
+            f"({f['read_p99_ratio']}x plain)  "
+            f"their commits p99 {f['guarded_read_commit_p99_ms']} ms, errors {f['read_errors']}"
+        )
+        yield (
+            f"  reads served plain      {f['plain_calls_per_s']:8.1f} calls/s  "
+            f"p50 {f['plain_call_p50_ms']} ms p99 {f['plain_call_p99_ms']} ms"
+        )
     yield (
         f"  commits {f['commits']} ({f['committed_seen']} committed, {f['blocked_then_repaired']} "
         f"blocked then repaired), busy waits {f['busy_waits']}, errors {f['errors']}, lost {f['lost']}, "
