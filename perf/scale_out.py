@@ -652,12 +652,13 @@ def report(figures: dict[str, Any]) -> Iterator[str]:
             f"on the killed one {f['errors_on_killed_replica']} ({f['killed_agents_told_new']} of "
             f"{f['killed_transactions_with_errors']} of its transactions told to start a new one)"
         )
-    yield (
-        f"  memory: the replicas' RSS {f['rss_mb_start']} MB at the start, {f['rss_mb_warm']} warm, "
-        f"{f['rss_mb_half']} half-way, {f['rss_mb_end']} at the end: {f['rss_growth_pct_from_warm']:+} % "
-        f"from warm, {f['rss_growth_pct_second_half']:+} % over the second half; database connections "
-        f"{f['connections_start']} -> {f['connections_warm']} -> {f['connections_end']}"
-    )
+    if "killed_aborted" not in f:  # a killed and restarted replica's RSS is not a memory figure
+        yield (
+            f"  memory: the replicas' RSS {f['rss_mb_start']} MB at the start, {f['rss_mb_warm']} warm, "
+            f"{f['rss_mb_half']} half-way, {f['rss_mb_end']} at the end: {f['rss_growth_pct_from_warm']:+} % "
+            f"from warm, {f['rss_growth_pct_second_half']:+} % over the second half; database connections "
+            f"{f['connections_start']} -> {f['connections_warm']} -> {f['connections_end']}"
+        )
     for problem in f["problems"]:
         yield f"  problem: {problem}"
     yield json.dumps({k: v for k, v in f.items() if k != "problems"})
