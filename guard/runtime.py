@@ -250,10 +250,10 @@ def build_runtime(
         search_path=settings.audit.search_path,
         statement_timeout_s=settings.audit.statement_timeout_s,
         lock_timeout_s=settings.audit.lock_timeout_s,
-        # a connection opened past the pool is closed when it is returned: under a burst every
-        # overflow statement paid a connection (TCP, start-up, the driver's type look-ups) and threw
-        # it away; waiting for a pooled one costs less than that
-        # and one more for the instance lease, which holds its connection while the process lives
+        # Past its pool SQLAlchemy opens a connection and closes it when it is returned: under a burst
+        # every such statement paid for a connection (TCP, start-up, the driver's type look-ups). A
+        # statement waits for a pooled one instead; the one more is the instance lease's, held while
+        # the process lives.
         pool_size=settings.audit.pool_size + 1,
         max_overflow=0,
     )
