@@ -28,7 +28,7 @@ from guard.manager import TransactionManager
 from guard.outbox import Outbox
 from guard.redact import Redactor
 from guard.retry import RetryRules
-from guard.settings import GuardSettings
+from guard.settings import AuditSettings, GuardSettings
 from guard.store.engine import create_engine, display_url, require_file, sqlite_file
 from guard.store.migrate import check_current
 from guard.store.sql_audit import SqlAudit
@@ -245,18 +245,7 @@ def build_runtime(
     """
     clock = clock or SystemClock()
     _distinct_sqlite_files(settings)
-    audit_engine = create_engine(
-        settings.audit.url,
-        search_path=settings.audit.search_path,
-        statement_timeout_s=settings.audit.statement_timeout_s,
-        lock_timeout_s=settings.audit.lock_timeout_s,
-        # Past its pool SQLAlchemy opens a connection and closes it when it is returned: under a burst
-        # every such statement paid for a connection (TCP, start-up, the driver's type look-ups). A
-        # statement waits for a pooled one instead; the one more is the instance lease's, held while
-        # the process lives.
-        pool_size=settings.audit.pool_size + 1,
-        max_overflow=0,
-    )
+    audit_engine = _audit_engine(settings.audit)
     backend: SqlBackend | McpBackend
     if settings.backend.kind == "mcp":
         backend = mcp_backend(
@@ -294,6 +283,23 @@ def build_runtime(
         audit_engine, settings.server.instance, clock, scope=settings.audit.search_path or ""
     )
     return runtime
+
+
+def _audit_engine(audit: AuditSettings) -> AsyncEngine:
+    """The audit store's engine: ``audit.pool_size`` connections and none past them, plus the lease's.
+
+    Past its pool SQLAlchemy opens a connection and closes it when it is returned: under a burst every
+    such statement paid for a connection (TCP, start-up, the driver's type look-ups). A statement waits
+    for a pooled one instead; the one more is the instance lease's, held while the process lives.
+    """
+    return create_engine(
+        audit.url,
+        search_path=audit.search_path,
+        statement_timeout_s=audit.statement_timeout_s,
+        lock_timeout_s=audit.lock_timeout_s,
+        pool_size=audit.pool_size + 1,
+        max_overflow=0,
+    )
 
 
 def _distinct_sqlite_files(settings: GuardSettings) -> None:
