@@ -45,11 +45,11 @@ def _record(status: Status, **changes: object) -> TxnRecord:
         principal="agent",
         instance="guard-1",
         backend="sql",
-        status=Status.OPEN,
+        status=status,
         opened_at=NOW,
         updated_at=NOW,
     )
-    return replace(record, status=status, **changes)
+    return replace(record, **changes)
 
 
 def _attempt(attempt: int, status: CommitStatus, decision: Decision = Decision.ALLOW) -> CommitEntry:
