@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import Text, Update, cast, desc, insert, select, update
+from sqlalchemy import Text, bindparam, cast, desc, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -109,12 +109,50 @@ def _commit(row: Any) -> CommitEntry:
     return CommitEntry(**fields)
 
 
-def _transaction_update(record: TxnRecord) -> Update:
-    return update(transactions).where(transactions.c.id == record.id).values(**_txn_values(record))
+# The write statements are built once: a statement object used again skips SQLAlchemy's cache-key walk and
+# its compilation (a fresh multi-row INSERT, or an ON CONFLICT's ``excluded`` alias, costs a millisecond).
+_TXN_PREFIX = "txn_"
+"""Bound names of the transaction row's columns, apart from the commit attempt's (both have ``status``)."""
+
+
+def _bound(table: Any, names: tuple[str, ...], prefix: str = "") -> dict[str, Any]:
+    return {name: bindparam(prefix + name, type_=table.c[name].type) for name in names}
+
+
+_OPEN_TRANSACTION = insert(transactions).values(_bound(transactions, ("id", *_TXN_FIELDS)))
+_UPDATE_TRANSACTION = (
+    update(transactions)
+    .where(transactions.c.id == bindparam(f"{_TXN_PREFIX}id", type_=transactions.c.id.type))
+    .values(_bound(transactions, _TXN_FIELDS, _TXN_PREFIX))
+)
+_INSERT_CALLS = insert(calls)
+
+
+def _transaction_params(record: TxnRecord) -> dict[str, Any]:
+    return {f"{_TXN_PREFIX}{name}": value for name, value in _txn_values(record).items()} | {
+        f"{_TXN_PREFIX}id": record.id
+    }
+
+
+def _upsert_attempt(dialect_insert: Any) -> Any:
+    """One commit attempt written whole, over what an earlier write of it said (a decision, then its end)."""
+    upsert = dialect_insert(commits).values(_bound(commits, ("transaction_id", "attempt", *_COMMIT_FIELDS)))
+    return upsert.on_conflict_do_update(
+        index_elements=[commits.c.transaction_id, commits.c.attempt],
+        set_={name: upsert.excluded[name] for name in _COMMIT_FIELDS},
+    )
+
+
+# PostgreSQL runs a data-modifying WITH to completion whatever the outer statement reads: an attempt and its
+# transaction's row in one autocommitted statement, one round trip
+_PG_RECORD_COMMIT = _UPDATE_TRANSACTION.add_cte(
+    _upsert_attempt(postgresql.insert).returning(commits.c.attempt).cte("attempts")
+)
+_SQLITE_UPSERT_ATTEMPT = _upsert_attempt(sqlite.insert)
 
 
 async def _write_transaction(conn: AsyncConnection, record: TxnRecord) -> None:
-    await conn.execute(_transaction_update(record))
+    await conn.execute(_UPDATE_TRANSACTION, _transaction_params(record))
 
 
 class _InlineCalls:
@@ -183,7 +221,6 @@ class SqlAudit:
         # trip instead of three (BEGIN, the statement, COMMIT); it is as atomic and as durable.
         postgres = engine.dialect.name == "postgresql"
         self._autocommit = engine.execution_options(isolation_level="AUTOCOMMIT") if postgres else None
-        self._insert = postgresql.insert if postgres else sqlite.insert
 
     @asynccontextmanager
     async def _one_statement(self) -> AsyncIterator[AsyncConnection]:
@@ -197,7 +234,7 @@ class SqlAudit:
 
     async def open_transaction(self, record: TxnRecord) -> None:
         async with self._one_statement() as conn:
-            await conn.execute(insert(transactions).values(id=record.id, **_txn_values(record)))
+            await conn.execute(_OPEN_TRANSACTION, {"id": record.id, **_txn_values(record)})
 
     async def update_transaction(self, record: TxnRecord) -> None:
         async with self._one_statement() as conn:
@@ -227,7 +264,7 @@ class SqlAudit:
                         # several rows are several statements to the driver: one transaction for them
                         writing = self._one_statement() if len(rows) == 1 else self._engine.begin()
                         async with writing as conn:
-                            await conn.execute(insert(calls), rows)
+                            await conn.execute(_INSERT_CALLS, rows)
                 except Exception as exc:
                     log.error("could not write %d call record(s) to the audit log: %r", len(batch), exc)
                     for _, waiter in batch:
@@ -241,28 +278,25 @@ class SqlAudit:
             self._writer = None
 
     async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
-        # each attempt written whole, over what an earlier write of it said (a decision, then its end)
+        # an attempt written twice in one call (a decision and its end) is written once, as it ends
         attempts = {(each.transaction_id, each.attempt): each for each in (entry, *more)}
         rows = [
             {"transaction_id": each.transaction_id, "attempt": each.attempt}
             | {name: getattr(each, name) for name in _COMMIT_FIELDS}
             for each in attempts.values()
         ]
-        upsert = self._insert(commits).values(rows)
-        upsert = upsert.on_conflict_do_update(
-            index_elements=[commits.c.transaction_id, commits.c.attempt],
-            set_={name: upsert.excluded[name] for name in _COMMIT_FIELDS},
-        )
+        transaction = _transaction_params(record)
         if self._autocommit is not None:
-            # PostgreSQL runs a data-modifying WITH to completion whatever the outer statement reads:
-            # the attempts and the transaction's row in one autocommitted statement, one round trip
-            with_attempts = upsert.returning(commits.c.attempt).cte("attempts")
-            async with self._one_statement() as conn:
-                await conn.execute(_transaction_update(record).add_cte(with_attempts))
+            if len(rows) == 1:
+                async with self._one_statement() as conn:
+                    await conn.execute(_PG_RECORD_COMMIT, rows[0] | transaction)
+                return
+            async with self._engine.begin() as conn:  # one statement per attempt, together
+                await conn.execute(_PG_RECORD_COMMIT, [row | transaction for row in rows])
             return
         async with self._engine.begin() as conn:
-            await conn.execute(upsert)
-            await conn.execute(_transaction_update(record))
+            await conn.execute(_SQLITE_UPSERT_ATTEMPT, rows)
+            await conn.execute(_UPDATE_TRANSACTION, transaction)
 
     async def unsettled(self, instance: str) -> list[TxnRecord]:
         query = (
