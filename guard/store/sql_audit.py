@@ -35,6 +35,7 @@ from guard.audit import (
     would_block,
 )
 from guard.errors import AuditError
+from guard.store.direct import Writer, write_rows
 from guard.store.engine import sqlite_file
 from guard.store.tables import calls, commits, transactions
 from guard.transactions import CommitStatus, Status
@@ -125,7 +126,7 @@ _UPDATE_TRANSACTION = (
     .where(transactions.c.id == bindparam(f"{_TXN_PREFIX}id", type_=transactions.c.id.type))
     .values(_bound(transactions, _TXN_FIELDS, _TXN_PREFIX))
 )
-_INSERT_CALLS = insert(calls)
+_INSERT_CALLS = insert(calls).values(_bound(calls, _CALL_FIELDS)).inline()  # no RETURNING of the new id
 
 
 def _transaction_params(record: TxnRecord) -> dict[str, Any]:
@@ -149,10 +150,6 @@ _PG_RECORD_COMMIT = _UPDATE_TRANSACTION.add_cte(
     _upsert_attempt(postgresql.insert).returning(commits.c.attempt).cte("attempts")
 )
 _SQLITE_UPSERT_ATTEMPT = _upsert_attempt(sqlite.insert)
-
-
-async def _write_transaction(conn: AsyncConnection, record: TxnRecord) -> None:
-    await conn.execute(_UPDATE_TRANSACTION, _transaction_params(record))
 
 
 class _InlineCalls:
@@ -233,12 +230,10 @@ class SqlAudit:
                 yield conn
 
     async def open_transaction(self, record: TxnRecord) -> None:
-        async with self._one_statement() as conn:
-            await conn.execute(_OPEN_TRANSACTION, {"id": record.id, **_txn_values(record)})
+        await write_rows(self._engine, _OPEN_TRANSACTION, [{"id": record.id, **_txn_values(record)}])
 
     async def update_transaction(self, record: TxnRecord) -> None:
-        async with self._one_statement() as conn:
-            await _write_transaction(conn, record)
+        await write_rows(self._engine, _UPDATE_TRANSACTION, [_transaction_params(record)])
 
     async def record_call(self, entry: CallEntry) -> None:
         if self._inline is not None and not self._queue:
@@ -254,6 +249,7 @@ class SqlAudit:
         await done
 
     async def _write_calls(self) -> None:
+        writer = Writer(self._engine)  # one connection for the batches that follow each other
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
@@ -261,10 +257,7 @@ class SqlAudit:
                     entries = [entry for entry, _ in batch]
                     if self._inline is None or not self._inline.write(entries):
                         rows = [{n: getattr(e, n) for n in _CALL_FIELDS} for e in entries]
-                        # several rows are several statements to the driver: one transaction for them
-                        writing = self._one_statement() if len(rows) == 1 else self._engine.begin()
-                        async with writing as conn:
-                            await conn.execute(_INSERT_CALLS, rows)
+                        await writer.write(_INSERT_CALLS, rows)
                 except Exception as exc:
                     log.error("could not write %d call record(s) to the audit log: %r", len(batch), exc)
                     for _, waiter in batch:
@@ -275,6 +268,7 @@ class SqlAudit:
                         if not waiter.done():
                             waiter.set_result(None)
         finally:
+            writer.close()
             self._writer = None
 
     async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
@@ -287,12 +281,7 @@ class SqlAudit:
         ]
         transaction = _transaction_params(record)
         if self._autocommit is not None:
-            if len(rows) == 1:
-                async with self._one_statement() as conn:
-                    await conn.execute(_PG_RECORD_COMMIT, rows[0] | transaction)
-                return
-            async with self._engine.begin() as conn:  # one statement per attempt, together
-                await conn.execute(_PG_RECORD_COMMIT, [row | transaction for row in rows])
+            await write_rows(self._engine, _PG_RECORD_COMMIT, [row | transaction for row in rows])
             return
         async with self._engine.begin() as conn:
             await conn.execute(_SQLITE_UPSERT_ATTEMPT, rows)

@@ -37,6 +37,14 @@ _LOCK_SPACE = 0x67617264  # the first key of the guard's advisory locks ("gard")
 _TRY_LOCK = text("SELECT pg_try_advisory_lock(:space, :key)")
 _UNLOCK = text("SELECT pg_advisory_unlock(:space, :key)")
 _SETUP_LOCK = text("SELECT pg_advisory_xact_lock(:space, :key)")
+_TIMEOUTS = text("SELECT current_setting('lock_timeout'), current_setting('statement_timeout')")
+_SET_TIMEOUTS = text(
+    "SELECT set_config('lock_timeout', :lock, true), set_config('statement_timeout', :statement, true)"
+)
+_SETUP_WAIT = "120s"
+"""How long a starting replica waits for the others' setup: each holds the lock for its DDL, one after
+another, which on a loaded machine takes longer than the ``lock_timeout_s`` and ``statement_timeout_s`` that
+the DDL keeps."""
 
 
 def _key(scope: str, instance: str) -> int:
@@ -53,7 +61,10 @@ async def hold_setup_lock(conn: AsyncConnection) -> None:
     name race, and the loser fails on a unique index of the catalog.
     """
     if conn.dialect.name == "postgresql":
+        lock, statement = (await conn.execute(_TIMEOUTS)).one()
+        await conn.execute(_SET_TIMEOUTS, {"lock": _SETUP_WAIT, "statement": _SETUP_WAIT})
         await conn.execute(_SETUP_LOCK, {"space": _LOCK_SPACE, "key": _key("", "schema setup")})
+        await conn.execute(_SET_TIMEOUTS, {"lock": lock, "statement": statement})
 
 
 class SqlInstanceLease:

@@ -20,6 +20,7 @@ from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
+from guard.store.sql_lease import hold_setup_lock
 from tests.guard.conftest import agent_client, meta
 
 pytestmark = pytest.mark.postgres
@@ -207,6 +208,25 @@ async def test_replicas_starting_together_on_a_fresh_schema_all_start(
     finally:
         for replica in replicas:
             await replica.stop()
+
+
+async def test_a_replica_waits_out_a_slow_setup_past_the_tools_lock_timeout(postgres_url: str) -> None:
+    """The setup lock waits longer than ``lock_timeout_s`` (a loaded machine's DDL), then gives it back."""
+    holder_engine = create_engine(postgres_url)
+    waiter_engine = create_engine(postgres_url, lock_timeout_s=0.3, statement_timeout_s=0.4)
+    try:
+        async with holder_engine.begin() as holder, waiter_engine.begin() as waiter:
+            await hold_setup_lock(holder)
+            waiting = asyncio.create_task(hold_setup_lock(waiter))
+            await asyncio.sleep(1.0)  # three of the waiter's lock timeouts
+            assert not waiting.done()
+            await holder.commit()
+            await asyncio.wait_for(waiting, 10)
+            assert (await waiter.execute(text("SHOW lock_timeout"))).scalar_one() == "300ms"
+            assert (await waiter.execute(text("SHOW statement_timeout"))).scalar_one() == "400ms"
+    finally:
+        await holder_engine.dispose()
+        await waiter_engine.dispose()
 
 
 async def terminate(settings: GuardSettings, pid: int) -> None:
