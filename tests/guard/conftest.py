@@ -53,6 +53,14 @@ def demo_settings(tmp_path: Path, **sections: dict[str, Any]) -> GuardSettings:
     return GuardSettings.model_validate(base)
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str | None]:
+    """A database URL and schema: a SQLite file, or a fresh schema on the PostgreSQL server."""
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path / 'guard.db'}", None
+    return request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_schema")
+
+
 @pytest.fixture
 def settings(tmp_path: Path) -> GuardSettings:
     return demo_settings(tmp_path)

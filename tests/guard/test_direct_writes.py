@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,13 +53,6 @@ AT = dt.datetime(2026, 12, 2, 17, 0, 5, 250000, tzinfo=dt.UTC)
 def _row(parent: int = 1, **changes: Any) -> dict[str, Any]:
     row = {"parent": parent, "name": "one", "at": AT, "ratio": 0.5, "flag": True, "extra": {"a": [1, None]}}
     return row | changes
-
-
-@pytest.fixture(params=[pytest.param("postgresql", marks=pytest.mark.postgres), "sqlite"])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str | None]:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'w.db'}", None
-    return request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_schema")
 
 
 @pytest.fixture

@@ -31,14 +31,6 @@ class Died(BaseException):
     """The guard process dying at this point (no ``except Exception`` stops it)."""
 
 
-@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str | None]:
-    """The guard's database: a SQLite file, or a fresh schema on the PostgreSQL server."""
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'guard.db'}", None
-    return request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_schema")
-
-
 def settings_for(tmp_path: Path, store: tuple[str, str | None], **mcp: Any) -> GuardSettings:
     url, schema = store
     return mcp_settings(tmp_path, audit_url=url, audit_search_path=schema, **mcp)

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from sqlalchemy import event, select, text
@@ -21,13 +20,6 @@ from guard.transactions import CommitStatus, Status
 from judges import Decision
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
-
-
-@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> tuple[str, str | None]:
-    if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'audit.db'}", None
-    return request.getfixturevalue("postgres_url"), request.getfixturevalue("postgres_schema")
 
 
 @pytest.fixture
