@@ -2,7 +2,8 @@
 
 Alembic migrations in ``migrations/`` create and evolve these; the store
 reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
-findings, effects and what a commit dispatched as they were at the time.
+findings, effects and what a commit dispatched as they were at the time; text
+and JSON an agent chose are made storable on their way in (:mod:`guard.store.storable`).
 ``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`);
 ``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`).
 """
@@ -10,7 +11,6 @@ findings, effects and what a commit dispatched as they were at the time.
 from __future__ import annotations
 
 from sqlalchemy import (
-    JSON,
     Boolean,
     Column,
     DateTime,
@@ -21,8 +21,9 @@ from sqlalchemy import (
     MetaData,
     String,
     Table,
-    Text,
 )
+
+from guard.store.storable import StorableJSON, StorableText
 
 __all__ = ["calls", "commits", "instances", "metadata", "outbox", "transactions"]
 
@@ -39,10 +40,10 @@ transactions = Table(
     Column("opened_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("closed_at", DateTime(timezone=True)),
-    Column("close_reason", Text),
+    Column("close_reason", StorableText),
     Column("calls", Integer, nullable=False, default=0),
     Column("blocked_attempts", Integer, nullable=False, default=0),
-    Column("summary", Text),
+    Column("summary", StorableText),
     Index("ix_guard_transactions_status", "status"),
     Index("ix_guard_transactions_instance_status", "instance", "status"),
 )
@@ -56,11 +57,11 @@ calls = Table(
     ),
     Column("seq", Integer, nullable=False),
     Column("tool", String(256), nullable=False),
-    Column("arguments", JSON, nullable=False),
+    Column("arguments", StorableJSON, nullable=False),
     Column("write", Boolean, nullable=False),
     Column("outcome", String(16), nullable=False),
     Column("error_class", String(32)),
-    Column("error_message", Text),
+    Column("error_message", StorableText),
     Column("retries", Integer, nullable=False, default=0),
     Column("latency_ms", Float, nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=False),
@@ -78,12 +79,12 @@ commits = Table(
     Column("via", String(32), nullable=False),
     Column("decision", String(16), nullable=False),
     Column("status", String(32), nullable=False),
-    Column("findings", JSON, nullable=False),
-    Column("effects", JSON, nullable=False),
-    Column("summary", Text),
+    Column("findings", StorableJSON, nullable=False),
+    Column("effects", StorableJSON, nullable=False),
+    Column("summary", StorableText),
     Column("at", DateTime(timezone=True), nullable=False),
     Column("duration_ms", Float, nullable=False),
-    Column("dispatch", JSON),
+    Column("dispatch", StorableJSON),
     Index("ix_guard_commits_transaction", "transaction_id", "attempt", unique=True),
 )
 
@@ -105,14 +106,14 @@ outbox = Table(
     Column("transaction_id", String(128), nullable=False),
     Column("seq", Integer, nullable=False),
     Column("tool", String(256), nullable=False),
-    Column("arguments", JSON, nullable=False),
+    Column("arguments", StorableJSON, nullable=False),
     Column("mode", String(16), nullable=False),
     Column("status", String(16), nullable=False),
     Column("instance", String(128), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),
     Column("error_class", String(32)),
-    Column("error", Text),
-    Column("result", JSON),
+    Column("error", StorableText),
+    Column("result", StorableJSON),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
     Column("committed_at", DateTime(timezone=True)),
