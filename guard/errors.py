@@ -25,6 +25,7 @@ __all__ = [
     "NotFound",
     "PermissionDenied",
     "PreconditionFailed",
+    "RecordRefused",
     "Refused",
     "RequestRejected",
     "StoreNotReady",
@@ -130,6 +131,22 @@ class TransactionLost(TransactionError):
 
 class AuditError(GuardError):
     """The audit log could not record something the guard must not do unrecorded."""
+
+
+class RecordRefused(AuditError):
+    """The audit store refused a record for what it holds (a value it cannot store, a constraint), not
+    because it is unavailable: writing the same record again would be refused again.
+
+    ``reason`` names the refusal without quoting the record (the store's own words, in the message, may
+    quote it); ``record`` is the refused record as text, for the log line that keeps it.
+    """
+
+    def __init__(
+        self, message: str, *, reason: str = "", record: str = "", transaction_id: str | None = None
+    ) -> None:
+        super().__init__(message, transaction_id=transaction_id)
+        self.reason = reason or message
+        self.record = record
 
 
 class InstanceInUse(GuardError):

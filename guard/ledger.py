@@ -23,6 +23,7 @@ from guard.audit import Audit, CallEntry, CommitEntry, TxnRecord
 from guard.backends.base import Backend
 from guard.backlog import AuditBacklog
 from guard.clock import Clock
+from guard.errors import RecordRefused
 from guard.recovery import settle_interrupted
 from guard.redact import Redactor
 from guard.tools import Tool
@@ -87,14 +88,31 @@ class Ledger:
         await self.audit.record_call(entry)
 
     async def decision(self, entry: CommitEntry, record: TxnRecord) -> None:
-        """Write a decision to commit (``committing``); raises when the store cannot take it."""
-        await self.audit.record_commit(self._redacted(entry), record)
+        """Write a decision to commit (``committing``); raises when the store cannot take it.
+
+        A decision the store refuses for its text is written without it (:func:`_bare`), the original
+        logged: what must be known after a crash is that the decision was made.
+        """
+        redacted = self._redacted(entry)
+        try:
+            await self.audit.record_commit(redacted, record)
+        except RecordRefused as refused:
+            log.error(
+                "the audit log refused the decision to commit %s (%s); recorded without its text (%s)",
+                record.id,
+                refused.message,
+                refused.record,
+            )
+            await self.audit.record_commit(_bare(redacted, refused.reason), _bare_record(record))
 
     async def attempt(self, entry: CommitEntry, record: TxnRecord) -> None:
         """Write a commit attempt that left the transaction open (blocked, escalated); waits if it must."""
+        redacted = self._redacted(entry)
         await self._backlog.write(
             f"commit attempt {entry.attempt} of {record.id}",
-            partial(self.audit.record_commit, self._redacted(entry), record),
+            partial(self.audit.record_commit, redacted, record),
+            key=record.id,
+            fallback=partial(self._record_bare, redacted, record),
         )
 
     async def end(
@@ -105,11 +123,25 @@ class Ledger:
         ``marked``: the system of record holds a commit mark for it, dropped once this is written.
         """
         done = partial(self._marks.add, record.id) if marked else None
-        if commit is None:
+        redacted = None if commit is None else self._redacted(commit)
+        if redacted is None:
             write = partial(self.audit.update_transaction, record)
         else:
-            write = partial(self.audit.record_commit, self._redacted(commit), record)
-        await self._backlog.write(f"the end of {record.id}", write, done=done)
+            write = partial(self.audit.record_commit, redacted, record)
+        await self._backlog.write(
+            f"the end of {record.id}",
+            write,
+            key=record.id,
+            fallback=partial(self._record_bare, redacted, record),
+            done=done,
+        )
+
+    async def _record_bare(self, commit: CommitEntry | None, record: TxnRecord, reason: str) -> None:
+        """A refused record's stand-in: the same outcome without its text (:func:`_bare`)."""
+        if commit is None:
+            await self.audit.update_transaction(_bare_record(record, reason))
+        else:
+            await self.audit.record_commit(_bare(commit, reason), _bare_record(record, reason))
 
     def _redacted(self, entry: CommitEntry) -> CommitEntry:
         if not self.redactor:
@@ -145,3 +177,18 @@ class Ledger:
                 log.warning("could not drop %d commit marks; the reaper tries again", len(done))
             else:
                 self._marks.difference_update(done)
+
+
+def _refused_note(reason: str) -> str:
+    return f"[the audit store refused this record's text ({reason}); it is in the guard's error log]"
+
+
+def _bare_record(record: TxnRecord, reason: str | None = None) -> TxnRecord:
+    """``record`` without its free text: its status, counts and times are what the log must keep."""
+    note = None if reason is None else _refused_note(reason)
+    return replace(record, close_reason=note if record.close_reason is not None else None, summary=None)
+
+
+def _bare(entry: CommitEntry, reason: str) -> CommitEntry:
+    """``entry`` without its text and data (findings, effects, summary, dispatch), saying why."""
+    return replace(entry, findings=[], effects=[], summary=_refused_note(reason), dispatch=None)

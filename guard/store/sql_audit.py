@@ -16,15 +16,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterable
 from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import Text, bindparam, cast, desc, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from guard.audit import (
+    BLOCKED,
     UNSETTLED_STATUSES,
     WOULD_BLOCK,
     CallEntry,
@@ -34,9 +36,10 @@ from guard.audit import (
     TxnRecord,
     would_block,
 )
-from guard.errors import AuditError
+from guard.errors import AuditError, RecordRefused
 from guard.store.direct import Writer, write_rows
 from guard.store.engine import sqlite_file
+from guard.store.storable import storable_json
 from guard.store.tables import calls, commits, transactions
 from guard.transactions import CommitStatus, Status
 from judges import Decision
@@ -108,6 +111,40 @@ def _commit(row: Any) -> CommitEntry:
     fields["decision"] = Decision(fields["decision"])
     fields["status"] = CommitStatus(fields["status"])
     return CommitEntry(**fields)
+
+
+_REFUSED = (DataError, IntegrityError, sqlite3.DataError, sqlite3.IntegrityError, ValueError, TypeError)
+"""What a store (or a bind processor on the way to it) raises for a record it will never take."""
+_REFUSED_SQLSTATES = ("22", "23")
+"""PostgreSQL's classes of the same: data exception, integrity constraint violation (asyncpg's own errors)."""
+
+
+def _refusal(exc: BaseException) -> tuple[str, str] | None:
+    """Why the store refused a record for what it holds, as (a short name, the store's words), or None
+    when it failed otherwise (down, busy). The short name never quotes the record (the store's words may)."""
+    for cause in (getattr(exc, "orig", None), exc.__cause__, exc):
+        if cause is None:
+            continue
+        sqlstate = str(getattr(cause, "sqlstate", "") or "")
+        if isinstance(cause, _REFUSED) or sqlstate[:2] in _REFUSED_SQLSTATES:
+            short = type(cause).__name__ + (f" (SQLSTATE {sqlstate})" if sqlstate else "")
+            return short, " ".join(str(cause).split())[:300]
+    return None
+
+
+@asynccontextmanager
+async def _refusals(record: Callable[[], Any]) -> AsyncIterator[None]:
+    """Translate a refusal into :class:`RecordRefused`, with ``record()`` (the record's data) for the log."""
+    try:
+        yield
+    except Exception as exc:
+        refusal = _refusal(exc)
+        if refusal is None:
+            raise
+        short, words = refusal
+        raise RecordRefused(
+            f"the audit store refused the record: {words}", reason=short, record=storable_json(record())
+        ) from exc
 
 
 # The write statements are built once: a statement object used again skips SQLAlchemy's cache-key walk and
@@ -205,6 +242,15 @@ class _InlineCalls:
             self._conn = None
 
 
+def _settle(waiter: asyncio.Future[None], failure: Exception | None) -> None:
+    if waiter.done():
+        return
+    if failure is None:
+        waiter.set_result(None)
+    else:
+        waiter.set_exception(AuditError(f"the audit log refused the call record: {failure}"))
+
+
 class SqlAudit:
     """Writes every record before it returns; calls in group-committed batches."""
 
@@ -233,7 +279,8 @@ class SqlAudit:
         await write_rows(self._engine, _OPEN_TRANSACTION, [{"id": record.id, **_txn_values(record)}])
 
     async def update_transaction(self, record: TxnRecord) -> None:
-        await write_rows(self._engine, _UPDATE_TRANSACTION, [_transaction_params(record)])
+        async with _refusals(record.to_dict):
+            await write_rows(self._engine, _UPDATE_TRANSACTION, [_transaction_params(record)])
 
     async def record_call(self, entry: CallEntry) -> None:
         if self._inline is not None and not self._queue:
@@ -253,31 +300,44 @@ class SqlAudit:
         try:
             while self._queue:
                 batch, self._queue = self._queue, []
-                try:
-                    entries = [entry for entry, _ in batch]
-                    if self._inline is None or not self._inline.write(entries):
-                        rows = [{n: getattr(e, n) for n in _CALL_FIELDS} for e in entries]
-                        await writer.write(_INSERT_CALLS, rows)
-                except Exception as exc:
-                    log.error("could not write %d call record(s) to the audit log: %r", len(batch), exc)
-                    for _, waiter in batch:
-                        if not waiter.done():
-                            waiter.set_exception(AuditError(f"the audit log refused the call record: {exc}"))
-                else:
-                    for _, waiter in batch:
-                        if not waiter.done():
-                            waiter.set_result(None)
+                failure = await self._write_batch(writer, [entry for entry, _ in batch])
+                if failure is not None and len(batch) > 1 and _refusal(failure) is not None:
+                    # a record the store refuses must not fail the others written beside it
+                    for entry, waiter in batch:
+                        _settle(waiter, await self._write_batch(writer, [entry]))
+                    continue
+                for _, waiter in batch:
+                    _settle(waiter, failure)
         finally:
             writer.close()
             self._writer = None
 
+    async def _write_batch(self, writer: Writer, entries: list[CallEntry]) -> Exception | None:
+        """Write ``entries`` in one transaction; the failure, or None."""
+        try:
+            if self._inline is None or not self._inline.write(entries):
+                rows = [{n: getattr(e, n) for n in _CALL_FIELDS} for e in entries]
+                await writer.write(_INSERT_CALLS, rows)
+        except Exception as exc:
+            log.error("could not write %d call record(s) to the audit log: %r", len(entries), exc)
+            return exc
+        return None
+
     async def record_commit(self, entry: CommitEntry, record: TxnRecord, *more: CommitEntry) -> None:
         # an attempt written twice in one call (a decision and its end) is written once, as it ends
         attempts = {(each.transaction_id, each.attempt): each for each in (entry, *more)}
+
+        def shown() -> dict[str, Any]:
+            return {"transaction": record.to_dict(), "attempts": [a.to_dict() for a in attempts.values()]}
+
+        async with _refusals(shown):
+            await self._record_commit(attempts.values(), record)
+
+    async def _record_commit(self, attempts: Iterable[CommitEntry], record: TxnRecord) -> None:
         rows = [
             {"transaction_id": each.transaction_id, "attempt": each.attempt}
             | {name: getattr(each, name) for name in _COMMIT_FIELDS}
-            for each in attempts.values()
+            for each in attempts
         ]
         transaction = _transaction_params(record)
         if self._autocommit is not None:
@@ -314,7 +374,7 @@ class SqlAudit:
         if status == WOULD_BLOCK:
             return await self._would_block(limit)
         query = select(transactions).order_by(desc(transactions.c.opened_at)).limit(limit)
-        if status == "blocked":
+        if status == BLOCKED:
             query = query.where(transactions.c.blocked_attempts > 0)
         elif status is not None:
             query = query.where(transactions.c.status == status)
