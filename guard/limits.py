@@ -3,23 +3,62 @@
 The guard holds every open transaction's connection, trace and arguments in
 memory, and logs every argument; without limits one agent could hold every
 transaction slot, or grow one transaction by hundreds of megabytes. A refusal
-changes nothing and says what to do instead.
+changes nothing and says what to do instead. Every call counts, valid or not:
+a call refused for its arguments is recorded too, so it spends the
+transaction's calls and bytes like any other.
+
+Arguments must also be JSON data the guard can carry to a tool, a judge and
+the audit log (:func:`measure_arguments`): no ``NaN`` or ``Infinity`` (not JSON
+numbers), no unpaired surrogate (not Unicode text), and no deeper nesting than
+``limits.max_argument_depth``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from guard.settings import LimitSettings
+from guard.store.storable import nesting
 
-__all__ = ["argument_bytes", "call_refusal", "open_refusal"]
+__all__ = ["ArgumentsMeasured", "call_refusal", "measure_arguments", "open_refusal"]
 
 
-def argument_bytes(arguments: Mapping[str, Any]) -> int:
-    """The size of a call's arguments as compact JSON text (UTF-8), as the audit log stores them."""
-    return len(json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, default=str).encode())
+@dataclass(frozen=True, slots=True)
+class ArgumentsMeasured:
+    """A call's arguments as the limits see them: their size as compact JSON text (UTF-8), and why
+    they are not JSON data the guard takes (None when they are)."""
+
+    size: int
+    problem: str | None = None
+
+
+def measure_arguments(arguments: Mapping[str, Any], max_depth: int) -> ArgumentsMeasured:
+    """The size of ``arguments`` and what is wrong with them, if anything (module docstring)."""
+    try:
+        text = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except RecursionError:
+        return ArgumentsMeasured(0, _too_deep(max_depth))
+    except (ValueError, TypeError):
+        loose = json.dumps(arguments, separators=(",", ":"), ensure_ascii=False, default=str)
+        size = len(loose.encode(errors="surrogatepass"))
+        return ArgumentsMeasured(size, "the arguments hold a number JSON cannot carry (NaN or Infinity)")
+    try:
+        size = len(text.encode())
+    except UnicodeEncodeError:
+        size = len(text.encode(errors="surrogatepass"))
+        return ArgumentsMeasured(
+            size, "the arguments hold text that is not valid Unicode (an unpaired surrogate)"
+        )
+    if text.count("{") + text.count("[") > max_depth and nesting(arguments, max_depth + 1) > max_depth:
+        return ArgumentsMeasured(size, _too_deep(max_depth))
+    return ArgumentsMeasured(size)
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"the arguments nest deeper than {max_depth} levels (limits.max_argument_depth)"
 
 
 def open_refusal(

@@ -47,7 +47,7 @@ from guard.errors import (
 )
 from guard.gate import CommitGate, GateResult
 from guard.ledger import Ledger
-from guard.limits import argument_bytes, call_refusal, open_refusal
+from guard.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
 from guard.live import Attempt, KeyLocks, LiveTxn, quietly, undone
 from guard.recovery import record_recovered
 from guard.redact import Redactor
@@ -358,20 +358,61 @@ class TransactionManager:
     # -- calls -----------------------------------------------------------------------------
 
     async def call(self, key: TxnKey, tool: str, arguments: Mapping[str, Any] | None) -> ToolReply:
-        """Run one call in the key's transaction (opened by the first call); its arguments checked once."""
+        """Run one call in the key's transaction (opened by the first call); its arguments checked once.
+
+        A call refused for its arguments opens nothing; in an open transaction it is recorded and
+        counts toward the transaction's limits like any other (Requirement G20).
+        """
         spec = self.tool(tool)
         arguments = dict(arguments or {})
+        measured = measure_arguments(arguments, self.settings.limits.max_argument_depth)
         try:
+            if measured.problem is not None:
+                raise InvalidArguments(f"{tool}: {measured.problem}; nothing was run")
             parsed = spec.validate(arguments)
         except InvalidArguments as error:
             refusal = error
             live = self._live.get(key.id)
             if live is not None and live.state.principal == key.principal and live.state.live:
                 refused = live
-                return await self._shielded(refused, lambda: self._refuse(refused, spec, arguments, refusal))
+                return await self._shielded(
+                    refused, lambda: self._refuse_arguments(refused, spec, arguments, measured, refusal)
+                )
             return ToolReply(self.backend.error_text(tool, refusal), None, True, refusal.error_class, key.id)
         live = await self._get(key, open_new=True)
-        return await self._shielded(live, lambda: self._run_call(live, spec, arguments, parsed))
+        return await self._shielded(
+            live, lambda: self._run_call(live, spec, arguments, parsed, measured.size)
+        )
+
+    async def _refuse_arguments(
+        self,
+        live: LiveTxn,
+        spec: Tool,
+        arguments: dict[str, Any],
+        measured: ArgumentsMeasured,
+        error: ToolError,
+    ) -> ToolReply:
+        """Record a call refused for its arguments, counted toward the transaction's limits."""
+        limited = await self._over_limit(live, spec, arguments, measured.size)
+        if limited is not None:
+            return limited
+        live.argument_bytes += measured.size
+        if measured.problem is not None:
+            arguments = {"_omitted": f"{measured.size} bytes: {measured.problem}"}
+        return await self._refuse(live, spec, arguments, error)
+
+    async def _over_limit(
+        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], size: int
+    ) -> ToolReply | None:
+        """The refusal of one more call of ``size`` argument bytes past the transaction's limits, or None."""
+        refusal = call_refusal(
+            live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
+        )
+        if refusal is None:
+            return None
+        logged = arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
+        error = ToolError(refusal, error_class=ErrorClass.PRECONDITION_FAILED)
+        return await self._refuse(live, spec, logged, error, traced=False)
 
     async def _refuse(
         self,
@@ -393,17 +434,12 @@ class TransactionManager:
         return await self._recorded(live, spec, arguments, reply, error.message, started_at=self.clock.now())
 
     async def _run_call(
-        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], parsed: Arguments
+        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], parsed: Arguments, size: int
     ) -> ToolReply:
         require_open(live.state)
-        size = argument_bytes(arguments)
-        refusal = call_refusal(
-            live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
-        )
-        if refusal is not None:
-            logged = arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
-            error = ToolError(refusal, error_class=ErrorClass.PRECONDITION_FAILED)
-            return await self._refuse(live, spec, logged, error, traced=False)
+        limited = await self._over_limit(live, spec, arguments, size)
+        if limited is not None:
+            return limited
         live.argument_bytes += size
         live.state = after_call(live.state, self.clock.monotonic())
         started_at = self.clock.now()

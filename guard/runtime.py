@@ -202,7 +202,9 @@ def assemble(
         gate = CommitGate.from_settings(configured_judges(settings, backend.judges), settings.commit)
     if telemetry is None:
         telemetry = Telemetry(
-            provider if provider is not None else provider_from_settings(settings.telemetry)
+            provider
+            if provider is not None
+            else provider_from_settings(settings.telemetry, instance=settings.server.instance)
         )
     rules = RetryRules.from_settings(settings.retry, sleep=sleep)
     manager = TransactionManager(backend, gate, audit, telemetry, clock or SystemClock(), settings, rules)
@@ -260,7 +262,8 @@ def build_runtime(
             settings.backend.url,
             statement_timeout_s=settings.backend.statement_timeout_s,
             lock_timeout_s=settings.backend.lock_timeout_s,
-            pool_size=settings.backend.max_open_transactions,
+            pool_size=min(settings.backend.idle_connections, settings.backend.max_open_transactions),
+            max_overflow=max(settings.backend.max_open_transactions - settings.backend.idle_connections, 0),
             search_path=settings.backend.search_path,
         )
         backend = SqlBackend.from_module(

@@ -228,6 +228,12 @@ class BackendSettings(_Section):
     max_open_transactions: int = Field(
         20, ge=1, description="Each open transaction pins a connection; past this, new keys are refused."
     )
+    idle_connections: int = Field(
+        10,
+        ge=1,
+        description="Connections kept open between transactions for the next ones; any more that a burst "
+        "opened (up to max_open_transactions) are closed when their transaction ends.",
+    )
     mcp: McpSettings = Field(default_factory=McpSettings)
 
     @model_validator(mode="after")
@@ -276,6 +282,13 @@ class LimitSettings(_Section):
     max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
     max_argument_bytes_per_transaction: int = Field(
         8_388_608, ge=1024, description="Total size of one transaction's call arguments, as JSON."
+    )
+    max_argument_depth: int = Field(
+        64,
+        ge=2,
+        le=100,
+        description="Nesting levels a call's arguments may have (the arguments object is level 1); deeper "
+        "ones are refused as invalid arguments.",
     )
 
 

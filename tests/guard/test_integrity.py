@@ -10,6 +10,7 @@ SIGKILL campaign is ``perf/crash_campaign.py`` (a short run in
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
@@ -262,6 +263,31 @@ async def test_limits_refuse_clearly_change_nothing_and_leak_nothing(tmp_path: P
         logged = (await detail(runtime, "b-1")).calls[-1]
         assert logged.arguments == ticket
         assert (logged.outcome, logged.error_class) == ("error", "precondition_failed")
+    finally:
+        await runtime.stop()
+
+
+async def test_idle_connections_return_to_a_bounded_pool(tmp_path: Path) -> None:
+    """Requirement G20: a burst of transactions may open up to ``backend.max_open_transactions``
+    connections, but once they end only ``backend.idle_connections`` stay open (1,000 rolled-back SQLite
+    transactions left 1,000 connections, each with its temporary triggers)."""
+    settings = demo_settings(
+        tmp_path,
+        backend={"max_open_transactions": 40, "idle_connections": 3},
+        limits={"max_open_per_agent": 40},
+    )
+    runtime = await started(settings)
+    manager = runtime.manager
+    try:
+        keys = [agent(f"burst-{n}") for n in range(25)]
+        replies = await asyncio.gather(*(manager.call(key, "get_ticket", {"ticket_id": 20}) for key in keys))
+        assert not any(reply.is_error for reply in replies)
+        assert len(manager.live_transactions) == 25, "the burst held 25 connections at once"
+        for key in keys:
+            await manager.rollback(key, "done")
+        backend = manager.backend
+        assert isinstance(backend, SqlBackend)
+        assert backend.engine.sync_engine.pool.checkedin() == 3  # type: ignore[attr-defined]
     finally:
         await runtime.stop()
 
