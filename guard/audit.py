@@ -35,6 +35,8 @@ from judges import Decision, Effect, Finding
 from judges.classify import ErrorClass
 
 __all__ = [
+    "BLOCKED",
+    "LISTING_FILTERS",
     "UNSETTLED_STATUSES",
     "WOULD_BLOCK",
     "Audit",
@@ -49,6 +51,10 @@ __all__ = [
 
 WOULD_BLOCK = "would_block"
 """The listing filter for transactions with a :func:`would_block` attempt."""
+BLOCKED = "blocked"
+"""The listing filter for transactions with a blocked attempt."""
+LISTING_FILTERS = (*(status.value for status in Status), BLOCKED, WOULD_BLOCK)
+"""Every ``status`` :meth:`Audit.list_transactions` takes, in the order a user is shown them."""
 
 
 def would_block(status: CommitStatus, findings: Iterable[Mapping[str, Any]]) -> bool:
@@ -303,7 +309,7 @@ class MemoryAudit:
         rows: Sequence[TxnRecord] = sorted(
             self.transactions.values(), key=lambda r: r.opened_at, reverse=True
         )
-        if status == "blocked":
+        if status == BLOCKED:
             rows = [r for r in rows if r.blocked_attempts > 0]
         elif status == WOULD_BLOCK:
             shadowed = {ident for (ident, _), c in self.commits.items() if c.would_block}

@@ -1,9 +1,10 @@
 """The ``guard`` command: a thin layer over the library.
 
 Every failure is one line on stderr (``error: ...``) and an :class:`ExitCode`;
-``--debug`` shows the traceback instead. ``guard serve`` builds, binds and
-starts everything before it serves, so that a start-up failure is such a line
-and creates nothing (no audit database is created by reading one).
+``--debug`` shows the traceback before that line, and the exit code stays the
+same. ``guard serve`` builds, binds and starts everything before it serves, so
+that a start-up failure is such a line and creates nothing (no audit database
+is created by reading one).
 
 Text that came from agents (everything the audit log holds: reasons,
 summaries, findings, arguments) is printed as text: rich markup in it is
@@ -23,6 +24,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+import traceback
 import unicodedata
 from collections.abc import Callable, Coroutine, Iterable, Iterator
 from contextlib import contextmanager
@@ -70,12 +72,12 @@ class ExitCode(IntEnum):
 # \b: click prints the paragraph as it is, one code a line
 _EXIT_CODES = """\b
 Exit codes: 0 ok (also after SIGTERM, once stopped);
-1 the demo or bench did not go as scripted, or another failure;
+1 the demo or bench did not go as scripted (bench: a trial ended in a system error), or another failure;
 2 bad configuration or usage (config, rule file, judge, YAML);
 3 the guard's audit store is not ready (missing, not migrated, unreachable);
 4 the backend (system of record or upstream MCP server) is unreachable or failed to start;
 5 the guard cannot take its place (address in use or not permitted, instance name held);
-130 interrupted. --debug shows a failure's traceback."""
+130 interrupted. --debug shows a failure's traceback (the exit code is the same)."""
 
 # statuses of the audit log (guard.transactions.Status), named here so that reading the command line
 # imports nothing of the guard; tests/guard/test_cli.py holds the two lists equal
@@ -107,10 +109,8 @@ def _loaded(entry: EntryPoint) -> _click.Command:
     try:
         target = entry.load()
     except Exception as exc:
-        if _state["debug"]:
-            raise
         message = f"the {entry.name!r} command could not load: {type(exc).__name__}: {exc}"
-        raise _fail(message, ExitCode.FAILED) from None
+        raise _failed(message, ExitCode.FAILED) from None
     # mounted as the guard's own commands are: plain help, no shell-completion options
     host = typer.Typer(rich_markup_mode=None, add_completion=False)
     if isinstance(target, typer.Typer):
@@ -220,6 +220,14 @@ def _fail(message: str, code: ExitCode) -> typer.Exit:
     return typer.Exit(code)
 
 
+def _failed(message: str, code: ExitCode) -> typer.Exit:
+    """:func:`_fail` for the exception being handled; with ``--debug`` its traceback first. The exit code
+    is the same either way: a script's reading of it must not depend on how much is printed."""
+    if _state["debug"]:
+        traceback.print_exc(file=sys.stderr)
+    return _fail(message, code)
+
+
 def _exit_code(exc: GuardError) -> ExitCode:
     """The exit code a guard error ends a command with: the most specific class decides."""
     from guard.errors import AuditError, BackendError, ConfigError, InstanceInUse, StoreNotReady
@@ -248,13 +256,9 @@ def _guarded(call: Callable[[], T]) -> T:
     except KeyboardInterrupt:
         raise typer.Exit(ExitCode.INTERRUPTED) from None
     except GuardError as exc:
-        if _state["debug"]:
-            raise
-        raise _fail(exc.message, _exit_code(exc)) from None
+        raise _failed(exc.message, _exit_code(exc)) from None
     except Exception as exc:
-        if _state["debug"]:
-            raise
-        raise _fail(
+        raise _failed(
             f"unexpected {type(exc).__name__}: {exc} (--debug shows the traceback)", ExitCode.FAILED
         ) from None
 
@@ -340,14 +344,10 @@ def serve(
 
 
 def _build(settings: GuardSettings) -> Runtime:
-    from opentelemetry import trace
-
     from guard.runtime import build_runtime
-    from guard.telemetry import provider_from_settings
+    from guard.telemetry import install_provider
 
-    provider = provider_from_settings(settings.telemetry)
-    if provider is not None:
-        trace.set_tracer_provider(provider)
+    provider = install_provider(settings.telemetry, instance=settings.server.instance)
     return build_runtime(settings, provider=provider)
 
 
@@ -362,10 +362,8 @@ def _listen(host: str, port: int) -> socket.socket:
         sock.bind((host, port))
     except OSError as exc:
         sock.close()
-        if _state["debug"]:
-            raise
         code = ExitCode.USAGE if isinstance(exc, socket.gaierror) else ExitCode.ADDRESS
-        raise _fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code) from None
+        raise _failed(f"cannot listen on {host}:{port}: {exc.strerror or exc}", code) from None
     sock.set_inheritable(True)
     return sock
 
@@ -513,11 +511,10 @@ def transactions(
     if ctx.invoked_subcommand is not None:
         ctx.obj = config
         return
-    from guard.transactions import Status
+    from guard.audit import LISTING_FILTERS
 
-    valid = {*(s.value for s in Status), "blocked", "would_block"}
-    if status is not None and status not in valid:
-        raise _fail(f"unknown status {status!r}; use one of {', '.join(sorted(valid))}", ExitCode.USAGE)
+    if status is not None and status not in LISTING_FILTERS:
+        raise _fail(f"unknown status {status!r}; use one of {', '.join(LISTING_FILTERS)}", ExitCode.USAGE)
     records = _audit_call(config, lambda audit: audit.list_transactions(status, limit))
     if as_json:
         _print_json({"transactions": [r.to_dict() for r in records]})

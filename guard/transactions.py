@@ -133,6 +133,13 @@ def _require(state: TxnState, *allowed: Status) -> None:
             f"transaction {state.id} is {state.status.value}; use a new transaction key",
             transaction_id=state.id,
         )
+    if state.status is Status.PENDING_APPROVAL:
+        raise TransactionError(
+            f"transaction {state.id} is waiting for a reviewer to approve or reject its commit; nothing "
+            "can run in it until then. Wait for the decision (calling the commit tool again says where it "
+            "stands), or roll the transaction back to discard it.",
+            transaction_id=state.id,
+        )
     raise TransactionError(
         f"transaction {state.id} is {state.status.value}; this request needs it {' or '.join(allowed)}",
         transaction_id=state.id,

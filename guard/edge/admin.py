@@ -15,6 +15,8 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, Field
 
+from guard.audit import LISTING_FILTERS
+from guard.errors import RequestRejected
 from guard.replies import CommitReply
 from guard.runtime import Runtime
 
@@ -54,8 +56,10 @@ class _Admin:
         )
 
     async def list_transactions(self, status: str | None = None, limit: int = 100) -> dict[str, Any]:
+        if status is not None and status not in LISTING_FILTERS:
+            raise RequestRejected(f"unknown status {status!r}: use one of {', '.join(LISTING_FILTERS)}")
         if not 1 <= limit <= 1000:
-            raise HTTPException(422, "limit must be between 1 and 1000")
+            raise RequestRejected(f"limit {limit} is out of range: use 1 to 1000")
         records = await self.manager.audit.list_transactions(status, limit)
         return {"transactions": [r.to_dict() for r in records]}
 

@@ -7,8 +7,10 @@ unknown tool names, a missing, malformed or foreign transaction key) are
 JSON-RPC errors. Everything the model should read and act on is a tool
 result, ``isError`` set when it failed and its text saying what to do next:
 what happened inside a transaction, a key whose transaction has ended ("use a
-new transaction key"), a key another replica holds (naming it, and how to
-retry), a limit. A rollback the agent asked for, done, is not an error.
+new transaction key"), a transaction waiting for a reviewer, a key another
+replica holds (naming it, and how to retry), a limit, an audit log or backend
+that cannot take the call now. A rollback the agent asked for, done, is not
+an error.
 """
 
 from __future__ import annotations
@@ -200,9 +202,9 @@ def build_server(
             return _refusal(exc.message)
         except RequestRejected as exc:
             raise MCPError(types.INVALID_REQUEST, exc.message) from exc
-        except GuardError as exc:
+        except GuardError as exc:  # the transaction's state, the audit log or the backend: the agent acts
             log.warning("tools/call %s refused: %s", tool, exc.message)
-            raise MCPError(types.INTERNAL_ERROR, exc.message) from exc
+            return _refusal(exc.message)
 
     return Server(
         name,

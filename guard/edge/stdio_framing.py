@@ -9,6 +9,9 @@ carries (the official SDK's ``JSONRPCMessage`` types) or into the error reply
 it earns (Requirement G4):
 
 * not JSON → ``-32700`` parse error, ``id: null``;
+* JSON nested too deeply to read (past the JSON decoder's recursion limit) →
+  ``-32700`` parse error, ``id: null``; the MCP SDK's own parser stops far
+  earlier (about 200 levels), so such a line never reaches a tool;
 * JSON but not a JSON-RPC 2.0 message → ``-32600`` invalid request, with the
   line's ``id`` when it is a valid request id and the line is not shaped like
   a response (a response's id belongs to the server's own requests, and an
@@ -107,6 +110,8 @@ def decode_line(line: bytes) -> types.JSONRPCMessage | Rejected | None:
         data = json.loads(line)
     except ValueError as exc:
         return _reject(None, types.PARSE_ERROR, f"Parse error: the line is not JSON ({exc})")
+    except RecursionError:
+        return _reject(None, types.PARSE_ERROR, "Parse error: the line nests JSON too deeply to read")
     return _reject(
         _request_id(data),
         types.INVALID_REQUEST,

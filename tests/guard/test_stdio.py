@@ -225,6 +225,21 @@ async def test_stdio_refuses_a_line_over_the_limit_without_losing_the_stream(tmp
         await wire.handshake_and_list_tools()
 
 
+async def test_stdio_answers_a_line_nested_too_deeply_and_goes_on(tmp_path: Path) -> None:
+    """Requirement G4 over stdio: a line nested 3,000 levels deep (which killed the server) is a parse error,
+    and so is a tools/call whose arguments nest that deep; the requests after them are served."""
+    deep = b"[" * 3000 + b"]" * 3000
+    call = b'{"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "get_ticket", '
+    async with raw_stdio(tmp_path) as wire:
+        await wire.send(deep + b"\n")
+        assert (await wire.reply())["error"]["code"] == -32700
+        await wire.send(call + b'"arguments": {"ticket_id": ' + deep + b"}}}\n")
+        refused = await wire.reply()
+        assert (refused["id"], refused["error"]["code"]) == (None, -32700)
+        assert refused["error"]["message"] == "Parse error: the line nests JSON too deeply to read"
+        await wire.handshake_and_list_tools()
+
+
 def test_line_splitter_holds_no_more_than_the_limit() -> None:
     """Requirement G4: a line over the limit is reported once, as soon as it passes the limit, and dropped
     chunk by chunk; lines around it, split anywhere across chunks, come out whole."""
