@@ -109,16 +109,14 @@ def _package_version() -> str:
         return "0+unknown"
 
 
-def service_resource(settings: TelemetrySettings, instance: str | None = None) -> Resource:
+def service_resource(settings: TelemetrySettings, instance: str) -> Resource:
     """The resource: ``service.name``, ``service.version``, ``service.instance.id``, then the SDK's own.
 
     The name is ``telemetry.service_name``, else the SDK's (``OTEL_SERVICE_NAME``
     or ``OTEL_RESOURCE_ATTRIBUTES``), else ``guard``. The version and instance
     are the guard's and win over ``OTEL_RESOURCE_ATTRIBUTES``.
     """
-    attributes: dict[str, str] = {SERVICE_VERSION: _package_version()}
-    if instance:
-        attributes[SERVICE_INSTANCE_ID] = instance
+    attributes: dict[str, str] = {SERVICE_VERSION: _package_version(), SERVICE_INSTANCE_ID: instance}
     if settings.service_name:
         attributes[SERVICE_NAME] = settings.service_name
     elif SERVICE_NAME not in OTELResourceDetector().detect().attributes:
@@ -126,12 +124,11 @@ def service_resource(settings: TelemetrySettings, instance: str | None = None) -
     return Resource.create(attributes)
 
 
-def provider_from_settings(
-    settings: TelemetrySettings, *, instance: str | None = None
-) -> TracerProvider | None:
+def provider_from_settings(settings: TelemetrySettings, *, instance: str) -> TracerProvider | None:
     """A provider exporting over OTLP/HTTP, or ``None`` when nothing asks for export (:func:`exports`).
 
-    ``instance`` is the ``service.instance.id`` (``server.instance``). The
+    ``instance`` is the ``service.instance.id`` (``server.instance``: required, since the SDK would
+    otherwise make up a random one that names no replica). The
     sampler comes from ``OTEL_TRACES_SAMPLER``; endpoint and headers not set in
     ``settings`` come from the ``OTEL_EXPORTER_OTLP_*`` variables.
     """
@@ -153,7 +150,7 @@ def provider_from_settings(
     return provider
 
 
-def install_provider(settings: TelemetrySettings, *, instance: str | None = None) -> TracerProvider | None:
+def install_provider(settings: TelemetrySettings, *, instance: str) -> TracerProvider | None:
     """:func:`provider_from_settings`, made the process's global provider when there is one.
 
     Global so that the MCP SDK's request spans (on the global tracer) are

@@ -370,7 +370,7 @@ def test_the_otel_variables_decide_export_when_the_settings_do_not(
     _clear_otel(monkeypatch)
     for name, value in variables.items():
         monkeypatch.setenv(name, value)
-    provider = provider_from_settings(TelemetrySettings())
+    provider = provider_from_settings(TelemetrySettings(), instance="guard-1")
     assert (provider is not None) == exported
     if provider is not None:
         provider.shutdown()
@@ -416,7 +416,7 @@ def test_the_settings_win_over_the_otel_variables(
     assert other_receiver.spans == []
     _clear_otel(monkeypatch)
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
-    unnamed = provider_from_settings(TelemetrySettings())
+    unnamed = provider_from_settings(TelemetrySettings(), instance="guard-1")
     assert unnamed is not None
     _export_one(unnamed)
     receiver.wait_for(lambda spans: len(spans) == 2)
@@ -470,7 +470,8 @@ def _serve_command(tmp_path: Path, receiver: Receiver) -> tuple[list[str], dict[
     config = tmp_path / "guard.yaml"
     backend = {"module": "guard.demo.backend", "url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True}
     audit = {"url": f"sqlite:///{tmp_path / 'audit.db'}"}
-    config.write_text(yaml.safe_dump({"server": {"port": port}, "backend": backend, "audit": audit}))
+    server = {"port": port, "instance": "shop-guard-3"}
+    config.write_text(yaml.safe_dump({"server": server, "backend": backend, "audit": audit}))
     env = {name: value for name, value in os.environ.items() if not name.startswith("OTEL_")}
     env |= {"OTEL_EXPORTER_OTLP_ENDPOINT": receiver.url, "OTEL_SERVICE_NAME": "shop-guard"}
     guard = [sys.executable, "-m", "guard"]
@@ -507,9 +508,10 @@ async def test_guard_serve_exports_by_the_otel_variables(tmp_path: Path, receive
             if process.poll() is None:
                 process.kill()
     spans = receiver.wait_for(lambda got: any(s.name == "guard.transaction" for s in got))
-    assert {(s.resource["service.name"], s.resource["service.version"]) for s in spans} == {
-        ("shop-guard", version("guard"))
-    }
+    assert {
+        (s.resource["service.name"], s.resource["service.version"], s.resource["service.instance.id"])
+        for s in spans
+    } == {("shop-guard", version("guard"), "shop-guard-3")}, "the configured instance, not a random id"
     executions = sorted(s.name for s in spans if s.attributes.get("gen_ai.operation.name") == "execute_tool")
     assert executions == ["tools/call guard_commit", "tools/call update_ticket"]
     (commit,) = [s for s in spans if s.name == "guard.commit"]
