@@ -229,12 +229,14 @@ def _run_with_progress(spec: RunSpec, options: RunOptions, *, quiet: bool) -> No
         f"{summary.ran} trials in {summary.seconds:.1f} s: {summary.throughput:.1f} trials/s"
         + (f"; {summary.skipped} already done" if summary.skipped else "")
     )
-    if summary.system_errors:
-        console.print(
-            f"[yellow]{summary.system_errors} system error(s)[/yellow] (not counted; in {errors_path(out)}); "
-            "rerun the same command to retry them"
-        )
     console.print(f"report: guard report {out}")
+    if summary.system_errors:
+        # the results lack these trials: a script (CI) must not take them as a finished run
+        raise fail(
+            f"{summary.system_errors} of {summary.ran} trial(s) ended in a system error (not counted; in "
+            f"{errors_path(out)}): the results are incomplete; rerun the same command to retry them",
+            code=1,
+        )
 
 
 @bench_app.command("serve")

@@ -3,7 +3,9 @@
 ``guard bench``, ``guard report`` and ``guard judges eval`` end alike: the
 report as JSON on stdout (``--json``) or as tables (at a fixed width when
 stdout is a pipe, so a file gets whole rows), and ``wrote FILE`` on stderr
-for the HTML page. An error is one red line on stderr and exit status 2.
+for the HTML page. An error is one red line on stderr and exit status 2 (bad usage
+or data), or 1 for a run that did not finish as asked (``guard bench`` with
+trials that ended in a system error).
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ PIPE_WIDTH = 120
 R = TypeVar("R")
 
 
-def fail(message: str) -> typer.Exit:
+def fail(message: str, code: int = 2) -> typer.Exit:
     """Print the error (as text: it may quote a task, a file or an agent, never markup); raise the result."""
     Console(stderr=True, highlight=False).print(
         Text.assemble(("error:", "red"), " ", " ".join(message.split())), soft_wrap=True
     )
-    return typer.Exit(2)
+    return typer.Exit(code)
 
 
 def show(

@@ -197,8 +197,12 @@ async def run_trial(
             started,
         )
     except Exception as exc:
-        log.exception("trial %s %s #%d failed in the harness", task.id, arm, trial)
         cause = _leaf(exc)
+        # one line a trial (the results' errors file keeps the cause); the traceback with --debug
+        log.error(
+            "trial %s %s #%d failed in the harness: %s: %s", task.id, arm, trial, type(cause).__name__, cause
+        )
+        log.debug("trial %s %s #%d: the harness failure's traceback", task.id, arm, trial, exc_info=True)
         return TrialResult(
             **base,
             passed=False,

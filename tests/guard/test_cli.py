@@ -211,6 +211,53 @@ def test_sqlite_files_named_in_a_config_file_are_beside_it(tmp_path: Path) -> No
     assert (elsewhere / "env-audit.db").is_file()
 
 
+def _quick_start() -> list[list[str]]:
+    """The commands of the README's quick start (the block after "Serve it in front of the bundled demo
+    tools"), as a user would type them, comments dropped."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = readme.split("Serve it in front of the bundled demo tools", 1)[1].split("```bash\n", 1)[1]
+    lines = block.split("```", 1)[0].splitlines()
+    return [line.split("#", 1)[0].split() for line in lines if line.strip()]
+
+
+async def test_the_readme_quick_start_works_as_written(tmp_path: Path) -> None:
+    """Requirement G27: the README's quick start, run as written from a checkout's root (here a copy of its
+    demo config): the database files land where the README says, and every command finds them."""
+    upgrade_cmd, serve_cmd, list_cmd = _quick_start()
+    assert [c[:2] for c in (upgrade_cmd, serve_cmd, list_cmd)] == [
+        ["guard", "db"],
+        ["guard", "serve"],
+        ["guard", "transactions"],
+    ]
+    (tmp_path / "deploy").mkdir()
+    shipped = Path(__file__).resolve().parents[2] / "deploy" / "guard.demo.yaml"
+    (tmp_path / "deploy" / "guard.demo.yaml").write_text(shipped.read_text())
+    done = guard(*upgrade_cmd[1:], cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "deploy" / "guard-audit.db").is_file(), "where the README says"
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "guard", *serve_cmd[1:], "--port", str(port)],
+        cwd=tmp_path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_until_ready(process, port, lambda: process.communicate()[1])
+        async with Client(f"http://127.0.0.1:{port}/mcp/t/quick-1") as agent:
+            await agent.call_tool("update_ticket", {"ticket_id": 20, "status": "solved"})
+            blocked = await agent.call_tool("guard_commit", {"summary": "solved ticket 20"})
+        assert blocked.is_error
+    finally:
+        process.terminate()
+        process.communicate(timeout=60)
+    listed = guard(*list_cmd[1:], "--json", cwd=tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert [t["id"] for t in json.loads(listed.stdout)["transactions"]] == ["quick-1"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deploy"], "nothing lands in the working directory"
+
+
 def test_demo_runs_and_exits_zero() -> None:
     done = guard("demo")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -374,7 +421,7 @@ def test_serve_with_a_broken_rule_file_is_one_line_and_exit_2(tmp_path: Path, mo
     assert "not valid YAML" in line
     assert not (tmp_path / "audit.db").exists()
     debug = guard("--debug", "serve", "--config", str(config), *mode, timeout=60)
-    assert debug.returncode != 0
+    assert debug.returncode == 2
     assert "ConfigError" in debug.stderr
     assert len(debug.stderr.splitlines()) > 1
 
@@ -468,6 +515,41 @@ def test_serve_on_a_port_in_use_is_one_line_and_exit_5(tmp_path: Path) -> None:
     assert done.returncode == 5
     assert f"cannot listen on 127.0.0.1:{port}" in one_error_line(done)
     assert not (tmp_path / "shop.db").exists()
+
+
+def test_debug_shows_the_traceback_and_keeps_the_documented_exit_code(tmp_path: Path) -> None:
+    """Requirement G27: ``--debug`` adds the traceback; the exit code a script reads stays (2, 3, 4, 5)."""
+    for folder in ("broken", "unreachable", "fine"):
+        (tmp_path / folder).mkdir()
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules: [")
+    broken = write_config(tmp_path / "broken", judges={"chain": [{"judge": "rules", "path": str(rules)}]})
+    backend = {"module": "guard.demo.backend", "url": "postgresql://postgres@127.0.0.1:1/x"}
+    unreachable = migrated(write_config(tmp_path / "unreachable", backend=backend))
+    fine = migrated(write_config(tmp_path / "fine", backend=demo_backend(tmp_path / "fine")))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        cases = [
+            (["serve", "--config", str(broken)], 2),
+            (["transactions", "show", "no-such-id", "--config", str(fine)], 2),
+            (["transactions", "--config", str(tmp_path / "missing.yaml")], 2),
+            (["transactions"], 3),
+            (["serve", "--stdio", "--config", str(unreachable)], 4),
+            (["serve", "--config", str(fine), "--port", port], 5),
+        ]
+        for args, code in cases:
+            plain, debug = (
+                guard(*args, cwd=tmp_path, timeout=60),
+                guard("--debug", *args, cwd=tmp_path, timeout=60),
+            )
+            assert (plain.returncode, debug.returncode) == (code, code), (args, debug.stderr[-3000:])
+            one_error_line(plain)
+            shown = debug.stderr.splitlines()
+            assert sum(line.startswith("error: ") for line in shown) == 1, (args, debug.stderr)
+            if code != 2 or args[0] == "serve":
+                assert "Traceback" in debug.stderr, (args, debug.stderr)
 
 
 @pytest.fixture

@@ -94,3 +94,34 @@ def test_bench_grades_a_given_trajectory_file(data_dir: Path, tmp_path: Path) ->
     # the ticket was already `solved` before the task: the final status is not a change the agent made
     assert baseline["signature"] == "incomplete_resolution"
     assert records["guarded"]["passed"] is False
+
+
+def test_a_run_whose_trials_end_in_system_errors_exits_1(data_dir: Path, tmp_path: Path) -> None:
+    """The results of a run that lost trials to system errors are incomplete: a script must see it."""
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on: every model call fails
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    out = tmp_path / "r.jsonl"
+    done = guard(
+        "bench",
+        "--data",
+        str(data_dir),
+        "--domain",
+        "sandbox_external_retail",
+        "--limit",
+        "1",
+        "--agent",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        f"http://127.0.0.1:{port}/v1",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "2 of 2 trial(s) ended in a system error" in done.stderr
+    assert "the results are incomplete; rerun the same command to retry them" in done.stderr
+    assert "Traceback" not in done.stderr
