@@ -84,6 +84,21 @@ class TxnRecord:
     blocked_attempts: int = 0
     summary: str | None = None
 
+    @classmethod
+    def opened(
+        cls, transaction_id: str, principal: str, instance: str, backend: str, at: datetime
+    ) -> TxnRecord:
+        """The row of a transaction that has just begun."""
+        return cls(
+            id=transaction_id,
+            principal=principal,
+            instance=instance,
+            backend=backend,
+            status=Status.OPEN,
+            opened_at=at,
+            updated_at=at,
+        )
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,

@@ -15,6 +15,7 @@ from opentelemetry.trace import Span
 
 from guard.audit import CommitEntry, TxnRecord
 from guard.backends.base import Session, UpstreamReport
+from guard.replies import CommitReply, enforced
 from guard.transactions import CommitStatus, TxnState
 from judges import CallRecord, Decision, Effect, Finding
 
@@ -74,6 +75,27 @@ class LiveTxn:
         """The audit log's number for this transaction's next call record."""
         self.logged += 1
         return self.logged
+
+    def reply(
+        self,
+        status: CommitStatus,
+        attempt: Attempt | None,
+        message: str,
+        *,
+        max_blocked: int,
+        report: UpstreamReport | None = None,
+    ) -> CommitReply:
+        """The commit (or rollback) reply as the transaction stands: the attempt's effects and enforced
+        findings, and the blocked attempts it has left of ``max_blocked`` while it lives."""
+        return CommitReply(
+            status=status,
+            transaction=self.state.id,
+            effects=() if attempt is None else attempt.effects,
+            findings=() if attempt is None else enforced(attempt.findings),
+            attempts_left=max(max_blocked - self.state.blocked, 0) if self.state.live else 0,
+            message=message,
+            dispatch=None if report is None else list(report.writes),
+        )
 
 
 class KeyLocks:

@@ -62,6 +62,7 @@ from guard.transactions import (
     TxnState,
     after_call,
     after_commit,
+    after_failed_commit,
     after_review,
     closed,
     idle_expired,
@@ -306,16 +307,7 @@ class TransactionManager:
                 "nothing was recorded, try again with the same key",
                 transaction_id=key.id,
             ) from exc
-        now = self.clock.now()
-        record = TxnRecord(
-            id=key.id,
-            principal=key.principal,
-            instance=self.instance,
-            backend=self.backend.name,
-            status=Status.OPEN,
-            opened_at=now,
-            updated_at=now,
-        )
+        record = TxnRecord.opened(key.id, key.principal, self.instance, self.backend.name, self.clock.now())
         try:
             await self.audit.open_transaction(record)
         except Exception as exc:
@@ -692,31 +684,14 @@ class TransactionManager:
     async def _after_failed_commit(
         self, live: LiveTxn, state: TxnState, message: str, exc: Exception
     ) -> tuple[TxnState, str, UpstreamReport | None]:
+        """Ask the system of record whether a COMMIT that raised was applied; the state its answer means."""
         ident = live.state.id
         try:
             applied: bool | None = ident in await self.backend.committed([ident])
         except Exception:
             log.exception("could not ask whether the commit of %s was applied", ident)
             applied = None
-        if applied:
-            return (
-                state,
-                f"{message} (COMMIT reported {type(exc).__name__}, but the commit was applied)",
-                None,
-            )
-        if applied is False:
-            state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {exc}")
-            return (
-                state,
-                "the database refused the commit; nothing was committed and it was rolled back",
-                None,
-            )
-        reason = f"COMMIT failed ({type(exc).__name__}) and whether it was applied is not known yet"
-        state = replace(state, status=Status.COMMITTING, close_reason=reason)
-        text = (
-            f"the outcome of the commit is unknown: {reason}. The guard records it once the system of record "
-            f"answers; do not redo the work until `guard transactions show {ident}` says it was not applied"
-        )
+        state, text = after_failed_commit(state, message, exc, applied)
         return state, text, None
 
     def _reply(
@@ -727,15 +702,8 @@ class TransactionManager:
         message: str,
         report: UpstreamReport | None = None,
     ) -> CommitReply:
-        left = max(self.settings.commit.max_blocked - live.state.blocked, 0) if live.state.live else 0
-        return CommitReply(
-            status=status,
-            transaction=live.state.id,
-            effects=() if attempt is None else attempt.effects,
-            findings=() if attempt is None else enforced(attempt.findings),
-            attempts_left=left,
-            message=message,
-            dispatch=None if report is None else list(report.writes),
+        return live.reply(
+            status, attempt, message, max_blocked=self.settings.commit.max_blocked, report=report
         )
 
     async def rollback(self, key: TxnKey, reason: str, *, via: str = "tool") -> CommitReply:

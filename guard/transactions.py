@@ -35,6 +35,7 @@ __all__ = [
     "TxnState",
     "after_call",
     "after_commit",
+    "after_failed_commit",
     "after_review",
     "closed",
     "idle_expired",
@@ -198,3 +199,21 @@ def idle_expired(state: TxnState, now: float, idle_timeout_s: float, approval_ti
     if state.status is Status.PENDING_APPROVAL:
         return now - state.last_activity >= approval_timeout_s
     return False
+
+
+def after_failed_commit(
+    state: TxnState, message: str, error: Exception, applied: bool | None
+) -> tuple[TxnState, str]:
+    """The state, and the reply's text, after a COMMIT that raised ``error``: the system of record says
+    whether it ``applied`` the commit (None: it cannot say yet, so the outcome stays ``committing``)."""
+    if applied:
+        return state, f"{message} (COMMIT reported {type(error).__name__}, but the commit was applied)"
+    if applied is False:
+        state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {error}")
+        return state, "the database refused the commit; nothing was committed and it was rolled back"
+    reason = f"COMMIT failed ({type(error).__name__}) and whether it was applied is not known yet"
+    text = (
+        f"the outcome of the commit is unknown: {reason}. The guard records it once the system of record "
+        f"answers; do not redo the work until `guard transactions show {state.id}` says it was not applied"
+    )
+    return replace(state, status=Status.COMMITTING, close_reason=reason), text
