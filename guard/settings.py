@@ -366,12 +366,35 @@ class TelemetrySettings(_Section):
 
 
 class AuthSettings(_Section):
+    """Who may call: agents on ``/mcp``, operators on the admin API and the console.
+
+    Every token is non-empty without surrounding blanks, and no operator token is also an agent token
+    (an operator's identity is distinct from every agent's). The values never appear in an error.
+    """
+
     agent_tokens: dict[str, str] = Field(
         default_factory=dict, description="Bearer token → agent name, for /mcp. Empty: no agent auth."
     )
     operator_tokens: list[str] = Field(
-        default_factory=list, description="Bearer tokens for the admin API. Empty: no operator auth."
+        default_factory=list,
+        description="Bearer tokens for the admin API and the console. Empty: no operator auth (loopback "
+        "only, and not beside agent tokens).",
     )
+
+    @model_validator(mode="after")
+    def _distinct_tokens(self) -> AuthSettings:
+        for key, tokens in (
+            ("agent_tokens", list(self.agent_tokens)),
+            ("operator_tokens", self.operator_tokens),
+        ):
+            if any(not token.strip() or token != token.strip() for token in tokens):
+                raise ValueError(f"auth.{key}: a token is empty or has blanks around it")
+        if set(self.operator_tokens) & set(self.agent_tokens):
+            raise ValueError(
+                "auth.operator_tokens: a token is also in auth.agent_tokens; an operator needs a token no "
+                "agent holds (or any agent could approve its own held commits)"
+            )
+        return self
 
 
 class ConsoleSettings(_Section):

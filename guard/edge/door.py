@@ -14,7 +14,7 @@
    ``RequestBodyLimitMiddleware``; nothing is buffered here). Limits:
    ``server.max_request_bytes`` on ``/mcp`` and ``/mcp/t/<id>``,
    ``server.admin_max_request_bytes`` on every other route.
-3. **Authentication**: a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
+3. **Authentication** (Requirement G38): a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
    becomes the request's principal, ``scope[PRINCIPAL]``), of ``auth.operator_tokens`` on every
    other route but ``/healthz``, ``/readyz`` and the console's sign-in page; else **401**. On
    the console (``/console*``) the operator token may come instead from the cookie the sign-in
@@ -23,8 +23,9 @@
 4. The route, which is the first to read and parse the body.
 
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
-WebSocket connections are closed (no route uses them). :func:`check_exposure` refuses, when the
-app is created, a non-loopback bind address while either token set is empty, unless
+WebSocket connections are closed (no route uses them). :func:`check_exposure`, when the app is
+created, refuses agent tokens without operator tokens (every agent would be an operator: it could
+approve its own held commit), and a non-loopback bind while either token set is empty unless
 ``server.insecure``.
 """
 
@@ -216,12 +217,22 @@ def _open_surfaces(settings: GuardSettings) -> list[tuple[str, str]]:
 
 
 def check_exposure(settings: GuardSettings) -> None:
-    """Refuse a non-loopback bind without both token sets (ConfigError) unless ``server.insecure``.
+    """Refuse (ConfigError) agent tokens without operator tokens, and a non-loopback bind without both
+    token sets unless ``server.insecure``.
 
-    With ``server.insecure`` such a bind is logged as a warning naming what is exposed, and so is
-    ``server.allowed_hosts: ["*"]`` without both token sets (DNS rebinding is then possible).
+    Agent tokens make agents principals apart from each other; with no operator tokens every one of
+    them would also be an operator (read every transaction, commit or roll back another agent's,
+    approve its own held commit), and no setting allows that. With ``server.insecure`` an exposed
+    bind is logged as a warning naming what is exposed, and so is ``server.allowed_hosts: ["*"]``
+    without both token sets (DNS rebinding is then possible).
     """
     server = settings.server
+    if settings.auth.agent_tokens and not settings.auth.operator_tokens:
+        raise ConfigError(
+            "auth.agent_tokens is set and auth.operator_tokens is empty: every agent could read, commit, "
+            "roll back, approve and reject every transaction at /transactions and /console (its own held "
+            "commits too); set auth.operator_tokens to tokens no agent holds"
+        )
     surfaces = _open_surfaces(settings)
     if not surfaces:
         return

@@ -23,7 +23,7 @@ from guard.edge.door import host_policy
 from guard.edge.http import create_app
 from guard.errors import ConfigError
 from guard.runtime import Runtime, build_runtime
-from guard.settings import GuardSettings, ServerSettings
+from guard.settings import GuardSettings, ServerSettings, load_settings
 from guard.store.migrate import upgrade
 from tests.guard.conftest import demo_settings, free_port, no_sleep, serving, ticket_status
 from tests.guard.test_process import guard
@@ -257,7 +257,6 @@ async def runtime_app(runtime: Runtime) -> AsyncIterator[httpx2.AsyncClient]:
     ("auth", "missing"),
     [
         ({}, "auth.agent_tokens is empty and auth.operator_tokens is empty"),
-        ({"agent_tokens": {"a": "agent"}}, "auth.operator_tokens is empty"),
         ({"operator_tokens": ["o"]}, "auth.agent_tokens is empty"),
     ],
 )
@@ -299,3 +298,76 @@ async def test_insecure_and_any_host_start_with_a_warning(
     with caplog.at_level(logging.WARNING, logger="guard.edge.door"):
         create_app(dataclasses.replace(runtime, settings=guarded))
     assert not caplog.records
+
+
+# -- who may act: operators apart from agents ---------------------------------------------------------------
+
+AGENT = "agent-secret-1"
+OPERATOR = "operator-secret-1"
+TOKENS = {"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [OPERATOR]}
+
+
+async def test_agent_tokens_without_operator_tokens_refuse_to_start(runtime: Runtime, tmp_path: Path) -> None:
+    """Requirement G38: with agent tokens and no operator tokens every agent would be an operator (approve its
+    own held commit, commit or roll back another's), so the HTTP app is not built."""
+    for server in ({}, {"host": "0.0.0.0", "insecure": True}):
+        agents_only = demo_settings(tmp_path, server=server, auth={"agent_tokens": {AGENT: "agent-a"}})
+        with pytest.raises(
+            ConfigError, match=r"auth\.agent_tokens is set and auth\.operator_tokens is empty"
+        ) as info:
+            create_app(dataclasses.replace(runtime, settings=agents_only))
+        assert AGENT not in info.value.message
+        assert "\n" not in info.value.message
+
+
+def test_guard_serve_with_agent_tokens_only_exits_2_in_one_line(tmp_path: Path) -> None:
+    """Requirements G38, G27: the refusal is one line on stderr and the usage exit code, before it serves."""
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "server": {"port": free_port()},
+                "backend": {"url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True},
+                "audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"},
+                "auth": {"agent_tokens": {AGENT: "agent-a"}},
+            }
+        )
+    )
+    assert guard("db", "upgrade", "--config", str(config)).returncode == 0
+    done = guard("serve", "--config", str(config))
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "auth.operator_tokens is empty" in line
+    assert AGENT not in line
+
+
+def test_an_operator_token_that_is_also_an_agent_token_is_refused_at_load(tmp_path: Path) -> None:
+    """Requirement G38: an operator's identity is distinct from every agent's."""
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump({"auth": {"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [AGENT]}})
+    )
+    with pytest.raises(ConfigError, match=r"auth\.operator_tokens: a token is also in") as info:
+        load_settings(config)
+    assert AGENT not in info.value.message
+    with pytest.raises(ConfigError, match="empty"):
+        load_settings(None, auth={"operator_tokens": [""]})
+
+
+async def test_an_agent_token_opens_neither_the_admin_api_nor_the_console(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    """Requirement G38: an agent cannot approve (or commit, roll back, read) through the operators' routes."""
+    both = demo_settings(tmp_path, auth={"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [OPERATOR]})
+    app = create_app(dataclasses.replace(runtime, settings=both), manage_runtime=False)
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1", follow_redirects=False
+    ) as http:
+        agent = {"Authorization": f"Bearer {AGENT}"}
+        for method, path, body in ROUTES[:6]:
+            assert (await http.request(method, path, json=body, headers=agent)).status_code == 401, path
+        assert (await http.get("/console", headers=agent)).status_code == 303
+        assert (await http.post("/console/t/door-1/approve", headers=agent)).status_code == 401
+        signed = await http.post("/console/sign-in", data={"token": AGENT})
+        assert signed.status_code == 401
+        assert "set-cookie" not in signed.headers
