@@ -401,6 +401,12 @@ class ConsoleSettings(_Section):
     enabled: bool = Field(
         True, description="Serve the operator's console at /console (operator tokens apply)."
     )
+    session_ttl_s: float = Field(
+        28_800.0, gt=0, description="A console session ends this long after its sign-in (or first page)."
+    )
+    max_sessions: int = Field(
+        1000, ge=1, description="Console sessions kept at once; past this the oldest one ends."
+    )
     trace_url: str | None = Field(
         None,
         description="A trace UI address with {transaction_id} in it, linked from each transaction's page "

@@ -14,12 +14,14 @@
    ``RequestBodyLimitMiddleware``; nothing is buffered here). Limits:
    ``server.max_request_bytes`` on ``/mcp`` and ``/mcp/t/<id>``,
    ``server.admin_max_request_bytes`` on every other route.
-3. **Authentication** (Requirement G38): a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
-   becomes the request's principal, ``scope[PRINCIPAL]``), of ``auth.operator_tokens`` on every
-   other route but ``/healthz``, ``/readyz`` and the console's sign-in page; else **401**. On
-   the console (``/console*``) the operator token may come instead from the cookie the sign-in
-   page sets, and a page load without one is sent to the sign-in page (**303**). An empty token
-   set leaves that surface open. Tokens are compared in constant time.
+3. **Authentication** (Requirement G38): a bearer token of ``auth.agent_tokens`` on ``/mcp*``
+   (its agent name becomes the request's principal, ``scope[PRINCIPAL]``), of
+   ``auth.operator_tokens`` on the admin API (every route but ``/healthz``, ``/readyz`` and the
+   console), else **401**. The console (``/console*``) takes no token but the session its cookie
+   names (:mod:`guard.edge.console_sessions`; ``scope[CONSOLE_SESSION]``), which its sign-in page
+   opens for an operator token; a page load without one is sent to the sign-in page (**303**), any
+   other request refused 401. An empty token set leaves that surface open (the console then opens
+   a session on the first page, to bind its forms to). Tokens are compared in constant time.
 4. The route, which is the first to read and parse the body.
 
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
@@ -42,12 +44,15 @@ from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse, RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from guard.edge.console_sessions import ConsoleSessions
 from guard.errors import ConfigError
 from guard.settings import GuardSettings, ServerSettings
 
 __all__ = [
     "ANONYMOUS",
     "CONSOLE_COOKIE",
+    "CONSOLE_SESSION",
+    "OPERATOR",
     "PRINCIPAL",
     "Door",
     "HostPolicy",
@@ -61,15 +66,23 @@ log = logging.getLogger(__name__)
 PRINCIPAL = "guard.principal"
 """The ASGI scope key holding the authenticated agent's (or operator's) name."""
 ANONYMOUS = "anonymous"
+OPERATOR = "operator"
+"""The principal of every operator (token or console session)."""
+CONSOLE_SESSION = "guard.console_session"
+"""The ASGI scope key holding the console request's :class:`~guard.edge.console_sessions.ConsoleSession`
+(or None: no operator tokens, and no session yet)."""
 
 _ANY = "*"
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _UNSPECIFIC_BINDS = frozenset({"", "0.0.0.0", "::", "[::]"})
-_PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/console/sign-in"})
 _CONSOLE = "/console"
+_SIGN_IN = "/console/sign-in"
+_PUBLIC_PATHS = frozenset({"/healthz", "/readyz", _SIGN_IN})
+_AGENT_AUDIENCE = "agent"
+_OPERATOR_AUDIENCE = "operator"
 CONSOLE_COOKIE = "guard_console"
-"""The cookie in which the console's sign-in page keeps the operator token (:mod:`guard.edge.console`)."""
+"""The cookie that names a console session (its id, never a token; :mod:`guard.edge.console`)."""
 
 _Authority = tuple[str, str | None]
 """A host name (IPv6 in brackets, lower case) and a port: digits, ``*``, or None when absent."""
@@ -288,56 +301,63 @@ def _cookie(headers: Headers, name: str) -> str | None:
 
 
 class _Bearer:
-    """Puts the principal named by the request's bearer token into the scope, or answers 401.
+    """Puts the principal named by the request's bearer token into the scope, or answers 401. With no
+    tokens, everyone is :data:`ANONYMOUS`."""
 
-    With ``cookie``, the token may come from that cookie instead, and a ``GET`` without a
-    good token is redirected to ``sign_in`` (a browser's page load).
-    """
-
-    def __init__(
-        self,
-        app: ASGIApp,
-        tokens: Mapping[str, str],
-        audience: str,
-        *,
-        cookie: str | None = None,
-        sign_in: str | None = None,
-    ) -> None:
+    def __init__(self, app: ASGIApp, tokens: Mapping[str, str], audience: str) -> None:
         self._app = app
         self._tokens = dict(tokens)
-        self._cookie = cookie
-        self._sign_in = sign_in
         self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        principal = ANONYMOUS
-        if self._tokens:
-            headers = Headers(scope=scope)
-            token = _bearer(headers) or (_cookie(headers, self._cookie) if self._cookie else None)
-            found = _match(token, self._tokens)
-            if found is None and self._sign_in is not None and scope.get("method") == "GET":
-                await RedirectResponse(self._sign_in, status_code=303)(scope, receive, send)
-                return
-            if found is None:
-                await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
-                return
-            principal = found
-        scope[PRINCIPAL] = principal
+        if not self._tokens:
+            scope[PRINCIPAL] = ANONYMOUS
+            await self._app(scope, receive, send)
+            return
+        found = _match(_bearer(Headers(scope=scope)), self._tokens)
+        if found is None:
+            await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        scope[PRINCIPAL] = found
+        await self._app(scope, receive, send)
+
+
+class _ConsoleSession:
+    """The console's pages: the live session the cookie names goes into the scope (:data:`CONSOLE_SESSION`).
+
+    With operator tokens a request without one is sent to the sign-in page (a ``GET``: a browser's page
+    load) or refused 401; without them it passes with no session, and the page opens one.
+    """
+
+    def __init__(self, app: ASGIApp, sessions: ConsoleSessions, *, required: bool) -> None:
+        self._app = app
+        self._sessions = sessions
+        self._required = required
+        self._refusal = Refusal(401, "unauthorized: sign in at /console/sign-in")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session = self._sessions.get(_cookie(Headers(scope=scope), CONSOLE_COOKIE))
+        if session is None and self._required:
+            if scope.get("method") == "GET":
+                await RedirectResponse(_SIGN_IN, status_code=303)(scope, receive, send)
+            else:
+                await _refuse(self._refusal)(scope, receive, send)
+            return
+        scope[CONSOLE_SESSION] = session
+        scope[PRINCIPAL] = ANONYMOUS if session is None else session.principal
         await self._app(scope, receive, send)
 
 
 @dataclass(frozen=True)
 class _Gate:
-    """One family of paths: its body limit, and the app behind it (body counting, then its tokens)."""
+    """One family of paths: its body limit, and the app behind it (body counting, then its check)."""
 
     max_body: int
     app: ASGIApp
 
     @classmethod
-    def build(
-        cls, app: ASGIApp, max_body: int, tokens: Mapping[str, str], audience: str, **how: str
-    ) -> _Gate:
-        return cls(max_body, RequestBodyLimitMiddleware(_Bearer(app, tokens, audience, **how), max_body))
+    def build(cls, checked: ASGIApp, max_body: int) -> _Gate:
+        return cls(max_body, RequestBodyLimitMiddleware(checked, max_body))
 
 
 def _content_length(headers: Headers) -> int | None:
@@ -354,24 +374,22 @@ def _route_path(scope: Scope) -> str:
 
 
 class Door:
-    """ASGI middleware applying the module's checks, in its order, to every request."""
+    """ASGI middleware applying the module's checks, in its order, to every request.
 
-    def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
+    ``sessions`` are the console's (shared with its pages).
+    """
+
+    def __init__(self, app: ASGIApp, settings: GuardSettings, *, sessions: ConsoleSessions) -> None:
         self._app = app
         self._policy = host_policy(settings.server)
         server, auth = settings.server, settings.auth
-        operators = {token: "operator" for token in auth.operator_tokens}
-        self._mcp = _Gate.build(app, server.max_request_bytes, auth.agent_tokens, "agent")
-        self._admin = _Gate.build(app, server.admin_max_request_bytes, operators, "operator")
-        self._public = _Gate.build(app, server.admin_max_request_bytes, {}, "anyone")
-        self._console = _Gate.build(
-            app,
-            server.admin_max_request_bytes,
-            operators,
-            "operator",
-            cookie=CONSOLE_COOKIE,
-            sign_in=f"{_CONSOLE}/sign-in",
-        )
+        operators = {token: OPERATOR for token in auth.operator_tokens}
+        small = server.admin_max_request_bytes
+        self._mcp = _Gate.build(_Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE), server.max_request_bytes)
+        self._admin = _Gate.build(_Bearer(app, operators, _OPERATOR_AUDIENCE), small)
+        self._public = _Gate.build(_Bearer(app, {}, "anyone"), small)
+        console = _ConsoleSession(app, sessions, required=bool(operators))
+        self._console = _Gate.build(console, small) if settings.console.enabled else self._admin
 
     def _gate(self, path: str) -> _Gate:
         if path == "/mcp" or path.startswith("/mcp/"):

@@ -27,6 +27,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
+from guard.edge.console_sessions import ConsoleSessions
 from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
 from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
@@ -125,6 +126,9 @@ def create_app(
         max_sessions=1000,
     )
     mcp_asgi = _EndingSessions(StreamableHTTPASGIApp(sessions), manager)
+    console_sessions = ConsoleSessions(
+        manager.clock, ttl_s=settings.console.session_ttl_s, capacity=settings.console.max_sessions
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -151,9 +155,9 @@ def create_app(
 
     app.include_router(admin_router(runtime))
     if settings.console.enabled:
-        app.include_router(console_router(runtime))
+        app.include_router(console_router(runtime, console_sessions))
 
     if extra_routes is not None:
         extra_routes(app)
-    app.add_middleware(Door, settings=settings)
+    app.add_middleware(Door, settings=settings, sessions=console_sessions)
     return app
