@@ -8,6 +8,7 @@ Environment variables override the file; nested keys use ``__``
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -89,6 +90,21 @@ class ServerSettings(_Section):
     instance: str = Field(
         "guard-1", description="This process's name in the audit log; crash recovery is per instance."
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="Addresses or networks (10.0.0.5, 10.0.0.0/8) of proxies whose X-Forwarded-For names the "
+        "client a request comes from; from any other peer the header is ignored.",
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_entries(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network") from None
+        return value
 
     @field_validator("allowed_hosts")
     @classmethod
@@ -366,7 +382,7 @@ class TelemetrySettings(_Section):
 
 
 class AuthSettings(_Section):
-    """Who may call: agents on ``/mcp``, operators on the admin API and the console.
+    """Who may call: agents on ``/mcp``, operators on the admin API and the console; how fast one may guess.
 
     Every token is non-empty without surrounding blanks, and no operator token is also an agent token
     (an operator's identity is distinct from every agent's). The values never appear in an error.
@@ -379,6 +395,15 @@ class AuthSettings(_Section):
         default_factory=list,
         description="Bearer tokens for the admin API and the console. Empty: no operator auth (loopback "
         "only, and not beside agent tokens).",
+    )
+    max_failures: int = Field(
+        10,
+        ge=1,
+        description="Wrong tokens one source (address) may send at once per audience (agents, operators); "
+        "then one more per failure_window_s / max_failures, and 429 meanwhile.",
+    )
+    failure_window_s: float = Field(
+        60.0, gt=0, description="How long a source's spent budget of max_failures takes to come back whole."
     )
 
     @model_validator(mode="after")

@@ -5,7 +5,8 @@ Host and Origin checks, body limits, and the operator tokens. A browser cannot s
 header on a page load, so the sign-in page takes an operator token once and opens a session
 (:mod:`guard.edge.console_sessions`) whose random id the cookie :data:`COOKIE` holds
 (``HttpOnly``, ``SameSite=Strict``, path ``/console``, ``Secure`` over https); the door lets a
-console request in only with a live session. Sign-out ends the session on the server.
+console request in only with a live session. Sign-out ends the session on the server. A wrong
+token at sign-in answers 401, which the door counts against the source like a wrong bearer token.
 Without operator tokens the first page opens an anonymous session instead. Forms that change
 something carry their session's random form token, on top of the door's Origin check, so that
 another site cannot make a browser approve a commit, nor one session's page act for another's.
@@ -190,7 +191,8 @@ class _Console:
         return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
 
     async def sign_in(self, request: Request, token: str) -> Response:
-        """An operator token opens a new session (ending the one the browser had); a wrong one is a 401."""
+        """An operator token opens a new session (ending the one the browser had); a wrong one is a 401,
+        which the door counts."""
         response = RedirectResponse("/console", status_code=303)
         if not self.tokens:
             return response

@@ -14,7 +14,7 @@
    ``RequestBodyLimitMiddleware``; nothing is buffered here). Limits:
    ``server.max_request_bytes`` on ``/mcp`` and ``/mcp/t/<id>``,
    ``server.admin_max_request_bytes`` on every other route.
-3. **Authentication** (Requirement G38): a bearer token of ``auth.agent_tokens`` on ``/mcp*``
+3. **Authentication** (Requirements G38, G39): a bearer token of ``auth.agent_tokens`` on ``/mcp*``
    (its agent name becomes the request's principal, ``scope[PRINCIPAL]``), of
    ``auth.operator_tokens`` on the admin API (every route but ``/healthz``, ``/readyz`` and the
    console), else **401**. The console (``/console*``) takes no token but the session its cookie
@@ -22,6 +22,11 @@
    opens for an operator token; a page load without one is sent to the sign-in page (**303**), any
    other request refused 401. An empty token set leaves that surface open (the console then opens
    a session on the first page, to bind its forms to). Tokens are compared in constant time.
+   Every wrong token (a bearer token, or the sign-in form's) is counted against its source
+   (:mod:`guard.edge.throttle`: the peer address, or what a ``server.trusted_proxies`` proxy says
+   in X-Forwarded-For), agents' and operators' apart, and logged as a WARNING naming the surface
+   and the source, never the token; past ``auth.max_failures`` in ``auth.failure_window_s`` the
+   source is answered **429** with Retry-After, whatever it sends, until its budget refills.
 4. The route, which is the first to read and parse the body.
 
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
@@ -36,15 +41,18 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse, RedirectResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from guard.clock import Clock
 from guard.edge.console_sessions import ConsoleSessions
+from guard.edge.throttle import Failures, Network, networks, source_of
 from guard.errors import ConfigError
 from guard.settings import GuardSettings, ServerSettings
 
@@ -76,9 +84,9 @@ _ANY = "*"
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _UNSPECIFIC_BINDS = frozenset({"", "0.0.0.0", "::", "[::]"})
+_PUBLIC_PATHS = frozenset({"/healthz", "/readyz"})
 _CONSOLE = "/console"
 _SIGN_IN = "/console/sign-in"
-_PUBLIC_PATHS = frozenset({"/healthz", "/readyz", _SIGN_IN})
 _AGENT_AUDIENCE = "agent"
 _OPERATOR_AUDIENCE = "operator"
 CONSOLE_COOKIE = "guard_console"
@@ -300,13 +308,51 @@ def _cookie(headers: Headers, name: str) -> str | None:
     return None
 
 
-class _Bearer:
-    """Puts the principal named by the request's bearer token into the scope, or answers 401. With no
-    tokens, everyone is :data:`ANONYMOUS`."""
+class _Budget:
+    """Wrong tokens per audience and source: the door's one place that refuses a source over its budget
+    (429 with Retry-After), counts a failure and logs it (the source and the surface, never the token)."""
 
-    def __init__(self, app: ASGIApp, tokens: Mapping[str, str], audience: str) -> None:
+    def __init__(self, failures: Failures, proxies: tuple[Network, ...]) -> None:
+        self._failures = failures
+        self._proxies = proxies
+
+    async def over(self, audience: str, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer 429 and say True when the request's source has spent its ``audience`` budget."""
+        wait = self._failures.wait((audience, source_of(scope, self._proxies)))
+        if wait <= 0:
+            return False
+        seconds = math.ceil(wait)
+        refusal = Refusal(
+            429, f"too many wrong {audience} tokens from this address: try again in {seconds} s"
+        )
+        await _refuse(refusal, {"Retry-After": str(seconds)})(scope, receive, send)
+        return True
+
+    def failed(self, audience: str, where: str, scope: Scope) -> None:
+        source = source_of(scope, self._proxies)
+        wait = self._failures.failed((audience, source))
+        log.warning(
+            "authentication failed: a wrong %s token on %s from %s (its next try allowed in %d s)",
+            audience,
+            where,
+            source,
+            math.ceil(wait),
+        )
+
+
+class _Bearer:
+    """Puts the principal named by the request's bearer token into the scope; else 401, a wrong token
+    counted against its source (a request without one is no guess), or 429 while the source is over its
+    budget. With no tokens, everyone is :data:`ANONYMOUS`."""
+
+    def __init__(
+        self, app: ASGIApp, tokens: Mapping[str, str], audience: str, where: str, budget: _Budget
+    ) -> None:
         self._app = app
         self._tokens = dict(tokens)
+        self._audience = audience
+        self._where = where
+        self._budget = budget
         self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -314,12 +360,46 @@ class _Bearer:
             scope[PRINCIPAL] = ANONYMOUS
             await self._app(scope, receive, send)
             return
-        found = _match(_bearer(Headers(scope=scope)), self._tokens)
+        if await self._budget.over(self._audience, scope, receive, send):
+            return
+        token = _bearer(Headers(scope=scope))
+        found = _match(token, self._tokens)
         if found is None:
+            if token is not None:
+                self._budget.failed(self._audience, self._where, scope)
             await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
             return
         scope[PRINCIPAL] = found
         await self._app(scope, receive, send)
+
+
+class _SignIn:
+    """The console's sign-in page: a ``POST`` (an operator token to check) is refused while its source is
+    over the operators' budget, and the page's 401 (a wrong token) is counted as a bearer token's is."""
+
+    def __init__(self, app: ASGIApp, budget: _Budget, *, counted: bool) -> None:
+        self._app = app
+        self._budget = budget
+        self._counted = counted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[PRINCIPAL] = ANONYMOUS
+        if not self._counted or scope.get("method") != "POST":
+            await self._app(scope, receive, send)
+            return
+        if await self._budget.over(_OPERATOR_AUDIENCE, scope, receive, send):
+            return
+        refused = False
+
+        async def watch(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start":
+                refused = message["status"] == 401
+            await send(message)
+
+        await self._app(scope, receive, watch)
+        if refused:
+            self._budget.failed(_OPERATOR_AUDIENCE, "the console sign-in", scope)
 
 
 class _ConsoleSession:
@@ -376,18 +456,25 @@ def _route_path(scope: Scope) -> str:
 class Door:
     """ASGI middleware applying the module's checks, in its order, to every request.
 
-    ``sessions`` are the console's (shared with its pages).
+    ``clock`` paces the failure budgets; ``sessions`` are the console's (shared with its pages).
     """
 
-    def __init__(self, app: ASGIApp, settings: GuardSettings, *, sessions: ConsoleSessions) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: GuardSettings, *, clock: Clock, sessions: ConsoleSessions
+    ) -> None:
         self._app = app
         self._policy = host_policy(settings.server)
         server, auth = settings.server, settings.auth
+        budget = _Budget(
+            Failures(auth.max_failures, auth.failure_window_s, clock), networks(server.trusted_proxies)
+        )
         operators = {token: OPERATOR for token in auth.operator_tokens}
         small = server.admin_max_request_bytes
-        self._mcp = _Gate.build(_Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE), server.max_request_bytes)
-        self._admin = _Gate.build(_Bearer(app, operators, _OPERATOR_AUDIENCE), small)
-        self._public = _Gate.build(_Bearer(app, {}, "anyone"), small)
+        agents = _Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE, "/mcp", budget)
+        self._mcp = _Gate.build(agents, server.max_request_bytes)
+        self._admin = _Gate.build(_Bearer(app, operators, _OPERATOR_AUDIENCE, "the admin API", budget), small)
+        self._public = _Gate.build(_Bearer(app, {}, "anyone", "a public route", budget), small)
+        self._sign_in = _Gate.build(_SignIn(app, budget, counted=bool(operators)), small)
         console = _ConsoleSession(app, sessions, required=bool(operators))
         self._console = _Gate.build(console, small) if settings.console.enabled else self._admin
 
@@ -396,6 +483,8 @@ class Door:
             return self._mcp
         if path in _PUBLIC_PATHS:
             return self._public
+        if path == _SIGN_IN:
+            return self._sign_in
         if path == _CONSOLE or path.startswith(f"{_CONSOLE}/"):
             return self._console
         return self._admin

@@ -1,9 +1,10 @@
 """The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, the admin API, the console.
 
 Every request first passes :class:`guard.edge.door.Door` (outermost): Host and Origin, body
-size, then the agent's or operator's bearer token, before any route reads the body. With no
-tokens configured the respective surface is open, which only a loopback bind allows (or
-``server.insecure``). No error repeats the request body: validation errors carry locations and
+size, then the agent's or operator's bearer token (or the console's session), with wrong tokens
+paced per source, before any route reads the body. With no tokens configured the respective
+surface is open, which only a loopback bind allows (or ``server.insecure``), and agent tokens
+need operator tokens. No error repeats the request body: validation errors carry locations and
 messages only.
 """
 
@@ -159,5 +160,5 @@ def create_app(
 
     if extra_routes is not None:
         extra_routes(app)
-    app.add_middleware(Door, settings=settings, sessions=console_sessions)
+    app.add_middleware(Door, settings=settings, clock=manager.clock, sessions=console_sessions)
     return app

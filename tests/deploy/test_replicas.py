@@ -73,6 +73,7 @@ def test_haproxy_routes_by_the_transaction_key_with_consistent_hashing() -> None
     assert "http-request set-var(txn.guard_key) src if { path_beg /console }" in frontend, (
         "Requirement G34: a console session lives in one replica, so the console is routed by client address"
     )
+    assert "option forwardfor" in frontend
     backend = _directives("backend guards")
     assert "balance hash var(txn.guard_key)" in backend
     assert "hash-type consistent" in backend

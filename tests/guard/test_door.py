@@ -300,7 +300,7 @@ async def test_insecure_and_any_host_start_with_a_warning(
     assert not caplog.records
 
 
-# -- who may act: operators apart from agents ---------------------------------------------------------------
+# -- who may act: operators apart from agents, and guessing slowed --------------------------------------
 
 AGENT = "agent-secret-1"
 OPERATOR = "operator-secret-1"
@@ -371,3 +371,132 @@ async def test_an_agent_token_opens_neither_the_admin_api_nor_the_console(
         signed = await http.post("/console/sign-in", data={"token": AGENT})
         assert signed.status_code == 401
         assert "set-cookie" not in signed.headers
+
+
+@asynccontextmanager
+async def served_with(settings: GuardSettings, clock: FixedClock) -> AsyncIterator[httpx2.AsyncClient]:
+    runtime = build_runtime(settings, clock=clock, provider=TracerProvider(), sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    async with serving(create_app(runtime)) as url, httpx2.AsyncClient(base_url=url, timeout=30) as http:
+        yield http
+
+
+LIST_TOOLS = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/list",
+    "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    },
+}
+
+
+async def _mcp(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    headers = {**MCP_HEADERS, "Mcp-Method": "tools/list", "Authorization": f"Bearer {token}"}
+    return await http.post("/mcp", json=LIST_TOOLS, headers=headers)
+
+
+async def _admin(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    return await http.get("/transactions", headers={"Authorization": f"Bearer {token}"})
+
+
+async def _sign_in(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    return await http.post("/console/sign-in", data={"token": token}, follow_redirects=False)
+
+
+SURFACES = {
+    "mcp bearer": (_mcp, AGENT, 200),
+    "admin bearer": (_admin, OPERATOR, 200),
+    "console sign-in": (_sign_in, OPERATOR, 303),
+}
+
+
+@pytest.mark.parametrize("surface", list(SURFACES))
+async def test_wrong_tokens_are_slowed_per_source_logged_and_answered_429(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, surface: str
+) -> None:
+    """Requirement G39: ten wrong tokens from one address, then 429 with Retry-After for whatever it sends
+    (a right token too, or a guess could be told from a refusal), one more try per six seconds; each failure
+    is a WARNING that never holds the token."""
+    ask, right, ok = SURFACES[surface]
+    clock = FixedClock()
+    caplog.set_level(logging.WARNING, logger="guard.edge.door")
+    async with served_with(demo_settings(tmp_path, auth=TOKENS), clock) as http:
+        for n in range(10):
+            assert (await ask(http, f"guess-{n}")).status_code == 401, n
+        blocked = await ask(http, "guess-10")
+        assert blocked.status_code == 429
+        assert blocked.headers["retry-after"] == "6"
+        assert "guess" not in blocked.text
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(5)
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(1)
+        assert (await ask(http, right)).status_code == ok, "a right token is not counted"
+        assert (await ask(http, "guess-11")).status_code == 401
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(60)
+        assert (await ask(http, right)).status_code == ok
+    failures = [
+        r
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "authentication failed" in r.getMessage()
+    ]
+    assert len(failures) == 11
+    assert "127.0.0.1" in failures[0].getMessage()
+    for record in caplog.records:
+        assert "guess" not in record.getMessage()
+        assert right not in record.getMessage()
+
+
+async def test_agent_guesses_do_not_lock_operators_out_and_operator_surfaces_share_one_budget(
+    tmp_path: Path,
+) -> None:
+    """Requirement G39: wrong agent tokens spend the agents' budget of an address, not the operators'; the
+    console's sign-in and the admin API's bearer token are one budget (both try operator tokens)."""
+    clock = FixedClock()
+    async with served_with(demo_settings(tmp_path, auth=TOKENS), clock) as http:
+        for n in range(11):
+            await _mcp(http, f"guess-{n}")
+        assert (await _mcp(http, AGENT)).status_code == 429
+        assert (await _admin(http, OPERATOR)).status_code == 200
+        for n in range(5):
+            assert (await _sign_in(http, f"guess-{n}")).status_code == 401
+        for n in range(5):
+            assert (await _admin(http, f"guess-{n}")).status_code == 401
+        assert (await _admin(http, OPERATOR)).status_code == 429
+        assert (await _sign_in(http, OPERATOR)).status_code == 429
+
+
+def test_guard_serve_does_not_take_the_source_from_x_forwarded_for(tmp_path: Path) -> None:
+    """Requirement G39: a client cannot reset its budget by naming another address in X-Forwarded-For
+    (uvicorn trusts it from loopback by default; guard serve does not)."""
+    port = free_port()
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "server": {"port": port},
+                "backend": {"url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True},
+                "audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"},
+                "auth": TOKENS,
+            }
+        )
+    )
+    assert guard("db", "upgrade", "--config", str(config)).returncode == 0
+    with serving_process(config, port, tmp_path / "serve.log"):
+        statuses = [
+            httpx2.get(
+                f"http://127.0.0.1:{port}/transactions",
+                headers={"Authorization": f"Bearer guess-{n}", "X-Forwarded-For": f"203.0.113.{n}"},
+                timeout=30,
+            ).status_code
+            for n in range(12)
+        ]
+    assert statuses[:10] == [401] * 10
+    assert statuses[10:] == [429, 429]
+    assert "203.0.113" not in (tmp_path / "serve.log").read_text()
