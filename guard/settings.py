@@ -289,6 +289,12 @@ class LimitSettings(_Section):
     max_open_per_agent: int = Field(
         10, ge=1, description="Open transactions one agent (token) may hold at once."
     )
+    max_sessions_per_agent: int = Field(
+        100,
+        ge=1,
+        description="Handshake-era (1.x protocol) MCP sessions one agent may hold open at once; its next "
+        "initialize is refused (429) until it ends one or one idles out.",
+    )
     max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
     max_argument_bytes_per_transaction: int = Field(
         8_388_608, ge=1024, description="Total size of one transaction's call arguments, as JSON."
