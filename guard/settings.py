@@ -93,7 +93,7 @@ class ServerSettings(_Section):
     trusted_proxies: list[str] = Field(
         default_factory=list,
         description="Addresses or networks (10.0.0.5, 10.0.0.0/8) of proxies whose X-Forwarded-For names the "
-        "client a request comes from; from any other peer the header is ignored.",
+        "client a request comes from (and X-Forwarded-Proto its scheme); from other peers both are ignored.",
     )
 
     @field_validator("trusted_proxies")

@@ -29,6 +29,8 @@
    source is answered **429** with Retry-After, whatever it sends, until its budget refills.
 4. The route, which is the first to read and parse the body.
 
+From a ``server.trusted_proxies`` peer, ``X-Forwarded-Proto`` sets the request's scheme (the
+console's cookie is ``Secure`` when the client used https); from anyone else it is ignored.
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
 WebSocket connections are closed (no route uses them). :func:`check_exposure`, when the app is
 created, refuses agent tokens without operator tokens (every agent would be an operator: it could
@@ -52,7 +54,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from guard.clock import Clock
 from guard.edge.console_sessions import ConsoleSessions
-from guard.edge.throttle import Failures, Network, networks, source_of
+from guard.edge.throttle import Failures, Network, forwarded_scheme, networks, source_of
 from guard.errors import ConfigError
 from guard.settings import GuardSettings, ServerSettings
 
@@ -465,9 +467,8 @@ class Door:
         self._app = app
         self._policy = host_policy(settings.server)
         server, auth = settings.server, settings.auth
-        budget = _Budget(
-            Failures(auth.max_failures, auth.failure_window_s, clock), networks(server.trusted_proxies)
-        )
+        self._proxies = networks(server.trusted_proxies)
+        budget = _Budget(Failures(auth.max_failures, auth.failure_window_s, clock), self._proxies)
         operators = {token: OPERATOR for token in auth.operator_tokens}
         small = server.admin_max_request_bytes
         agents = _Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE, "/mcp", budget)
@@ -507,6 +508,8 @@ class Door:
             )
             await _refuse(refusal)(scope, receive, send)
             return
+        if (scheme := forwarded_scheme(scope, self._proxies)) is not None:
+            scope["scheme"] = scheme  # what the client used, for the console cookie's Secure flag
         gate = self._gate(_route_path(scope))
         length = _content_length(headers)
         if length is not None and length > gate.max_body:

@@ -1,9 +1,10 @@
-"""Failed authentications counted per source, and which source a request comes from.
+"""Failed authentications counted per source, and which source (and scheme) a request comes from.
 
 A source is the peer's address (an IPv6 peer by its /64, the least a host is given), or, when the
 peer is one of ``server.trusted_proxies``, the address its ``X-Forwarded-For`` names: the
 rightmost entry that is not itself a trusted proxy. The header is ignored from any other peer, so a
-client cannot pick its own source.
+client cannot pick its own source. Likewise only a trusted proxy's ``X-Forwarded-Proto`` says
+whether the client used https (:func:`forwarded_scheme`).
 
 :class:`Failures` keeps one number per key (the generic cell rate algorithm): a key may fail
 ``burst`` times at once, then once per ``window_s / burst`` seconds, and its budget is whole again
@@ -25,7 +26,7 @@ from starlette.types import Scope
 
 from guard.clock import Clock
 
-__all__ = ["Failures", "Network", "networks", "source_of"]
+__all__ = ["Failures", "Network", "forwarded_scheme", "networks", "source_of"]
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 _IPV6_HOST_PREFIX = 64
@@ -100,10 +101,26 @@ def _forwarded(scope: Scope) -> list[str]:
     return [entry.strip() for entry in ",".join(values).split(",") if entry.strip()]
 
 
+def _peer(scope: Scope) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    client = scope.get("client")
+    return _address(str(client[0])) if client else None
+
+
+def forwarded_scheme(scope: Scope, proxies: Sequence[Network]) -> str | None:
+    """``http`` or ``https`` as a trusted proxy's X-Forwarded-Proto says; None from anyone else."""
+    if not _trusted(_peer(scope), proxies):
+        return None
+    for name, value in scope.get("headers", ()):
+        if name == b"x-forwarded-proto":
+            scheme = value.decode("latin-1").split(",")[-1].strip().lower()
+            return scheme if scheme in ("http", "https") else None
+    return None
+
+
 def source_of(scope: Scope, proxies: Sequence[Network] = ()) -> str:
     """The source a request is counted under (see the module's docstring); ``unknown`` without a peer."""
     client = scope.get("client")
-    peer = _address(str(client[0])) if client else None
+    peer = _peer(scope)
     if _trusted(peer, proxies):
         for entry in reversed(_forwarded(scope)):
             named = _address(entry)

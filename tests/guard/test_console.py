@@ -357,6 +357,21 @@ async def test_the_cookie_holds_a_random_session_id_never_the_operator_token(gua
         assert (await two.get("/console")).status_code == 200
 
 
+async def test_behind_a_trusted_tls_proxy_the_cookie_is_secure(tmp_path: Path) -> None:
+    """Requirement G34: a trusted proxy's X-Forwarded-Proto: https makes the cookie Secure; anyone else's
+    header changes nothing."""
+    for trusted, secure in ((["127.0.0.1"], True), ([], False)):
+        settings = console_settings(tmp_path, server={"trusted_proxies": trusted})
+        runtime = build_runtime(settings, clock=FixedClock(), provider=TracerProvider(), sleep=no_sleep)
+        await upgrade(runtime.audit_engine)
+        async with _client(runtime) as page:
+            signed = await page.post(
+                "/console/sign-in", data={"token": OPERATOR}, headers={"X-Forwarded-Proto": "https"}
+            )
+        assert ("Secure" in signed.headers["set-cookie"]) is secure
+        await runtime.audit_engine.dispose()
+
+
 async def test_sign_out_ends_the_session_on_the_server(guarded: Runtime) -> None:
     """Requirement G34: after sign-out the old cookie value opens nothing, wherever it was copied to."""
     async with _client(guarded) as page, _client(guarded) as copy:

@@ -11,7 +11,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from guard.clock import FixedClock
 from guard.edge.http import create_app
-from guard.edge.throttle import Failures, networks, source_of
+from guard.edge.throttle import Failures, forwarded_scheme, networks, source_of
 from guard.runtime import build_runtime
 from guard.store.migrate import upgrade
 from tests.guard.conftest import demo_settings, no_sleep
@@ -63,6 +63,16 @@ def test_the_source_is_the_peer_unless_a_trusted_proxy_names_another() -> None:
     assert source_of(scope("2001:db8:1:2:3:4:5:6")) == "2001:db8:1:2::/64", "an IPv6 host has a /64"
     assert source_of(scope("::ffff:203.0.113.9")) == "203.0.113.9"
     assert source_of({"client": None}) == "unknown"
+
+
+def test_only_a_trusted_proxy_says_the_client_used_https() -> None:
+    """Requirement G34: X-Forwarded-Proto (the cookie's Secure flag) counts from a trusted proxy only."""
+    proxied = {"client": ("10.1.1.1", 1), "headers": [(b"x-forwarded-proto", b"https")]}
+    assert forwarded_scheme(proxied, networks(["10.0.0.0/8"])) == "https"
+    assert forwarded_scheme(proxied, networks(["192.0.2.0/24"])) is None
+    assert forwarded_scheme(proxied, ()) is None
+    odd = {"client": ("10.1.1.1", 1), "headers": [(b"x-forwarded-proto", b"gopher")]}
+    assert forwarded_scheme(odd, networks(["10.0.0.0/8"])) is None
 
 
 async def test_behind_a_trusted_proxy_each_client_has_its_own_budget(tmp_path: Path) -> None:
