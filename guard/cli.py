@@ -422,7 +422,13 @@ async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
         await runtime.start()
         try:
             server = uvicorn.Server(
-                uvicorn.Config(web, host=settings.server.host, port=settings.server.port, log_level="warning")
+                uvicorn.Config(
+                    web,
+                    host=settings.server.host,
+                    port=settings.server.port,
+                    log_level="warning",
+                    proxy_headers=False,  # the door reads X-Forwarded-For, from server.trusted_proxies only
+                )
             )
             errors.print(_banner(runtime), soft_wrap=True)
             with _signals_recorded() as seen:

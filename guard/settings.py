@@ -8,6 +8,7 @@ Environment variables override the file; nested keys use ``__``
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 from collections.abc import Mapping
@@ -89,6 +90,21 @@ class ServerSettings(_Section):
     instance: str = Field(
         "guard-1", description="This process's name in the audit log; crash recovery is per instance."
     )
+    trusted_proxies: list[str] = Field(
+        default_factory=list,
+        description="Addresses or networks (10.0.0.5, 10.0.0.0/8) of proxies whose X-Forwarded-For names the "
+        "client a request comes from (and X-Forwarded-Proto its scheme); from other peers both are ignored.",
+    )
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_entries(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"{entry!r} is not an IP address or network") from None
+        return value
 
     @field_validator("allowed_hosts")
     @classmethod
@@ -279,6 +295,12 @@ class LimitSettings(_Section):
     max_open_per_agent: int = Field(
         10, ge=1, description="Open transactions one agent (token) may hold at once."
     )
+    max_sessions_per_agent: int = Field(
+        100,
+        ge=1,
+        description="Handshake-era (1.x protocol) MCP sessions one agent may hold open at once; its next "
+        "initialize is refused (429) until it ends one or one idles out.",
+    )
     max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
     max_argument_bytes_per_transaction: int = Field(
         8_388_608, ge=1024, description="Total size of one transaction's call arguments, as JSON."
@@ -379,17 +401,55 @@ class TelemetrySettings(_Section):
 
 
 class AuthSettings(_Section):
+    """Who may call: agents on ``/mcp``, operators on the admin API and the console; how fast one may guess.
+
+    Every token is non-empty without surrounding blanks, and no operator token is also an agent token
+    (an operator's identity is distinct from every agent's). The values never appear in an error.
+    """
+
     agent_tokens: dict[str, str] = Field(
         default_factory=dict, description="Bearer token → agent name, for /mcp. Empty: no agent auth."
     )
     operator_tokens: list[str] = Field(
-        default_factory=list, description="Bearer tokens for the admin API. Empty: no operator auth."
+        default_factory=list,
+        description="Bearer tokens for the admin API and the console. Empty: no operator auth (loopback "
+        "only, and not beside agent tokens).",
     )
+    max_failures: int = Field(
+        10,
+        ge=1,
+        description="Wrong tokens one source (address) may send at once per audience (agents, operators); "
+        "then one more per failure_window_s / max_failures, and 429 meanwhile.",
+    )
+    failure_window_s: float = Field(
+        60.0, gt=0, description="How long a source's spent budget of max_failures takes to come back whole."
+    )
+
+    @model_validator(mode="after")
+    def _distinct_tokens(self) -> AuthSettings:
+        for key, tokens in (
+            ("agent_tokens", list(self.agent_tokens)),
+            ("operator_tokens", self.operator_tokens),
+        ):
+            if any(not token.strip() or token != token.strip() for token in tokens):
+                raise ValueError(f"auth.{key}: a token is empty or has blanks around it")
+        if set(self.operator_tokens) & set(self.agent_tokens):
+            raise ValueError(
+                "auth.operator_tokens: a token is also in auth.agent_tokens; an operator needs a token no "
+                "agent holds (or any agent could approve its own held commits)"
+            )
+        return self
 
 
 class ConsoleSettings(_Section):
     enabled: bool = Field(
         True, description="Serve the operator's console at /console (operator tokens apply)."
+    )
+    session_ttl_s: float = Field(
+        28_800.0, gt=0, description="A console session ends this long after its sign-in (or first page)."
+    )
+    max_sessions: int = Field(
+        1000, ge=1, description="Console sessions kept at once; past this the oldest one ends."
     )
     trace_url: str | None = Field(
         None,

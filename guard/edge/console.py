@@ -2,11 +2,14 @@
 
 Served beside the admin API under ``/console`` (``console.enabled``), behind the same door:
 Host and Origin checks, body limits, and the operator tokens. A browser cannot send a bearer
-header on a page load, so :mod:`guard.edge.door` also takes the operator token from the
-cookie :data:`COOKIE`, which the sign-in page sets (``HttpOnly``, ``SameSite=Strict``, path
-``/console``). Forms that change something carry a token derived from the operator token
-(:func:`form_token`), on top of the door's Origin check, so that another site cannot make a
-signed-in browser approve a commit.
+header on a page load, so the sign-in page takes an operator token once and opens a session
+(:mod:`guard.edge.console_sessions`) whose random id the cookie :data:`COOKIE` holds
+(``HttpOnly``, ``SameSite=Strict``, path ``/console``, ``Secure`` over https); the door lets a
+console request in only with a live session. Sign-out ends the session on the server. A wrong
+token at sign-in answers 401, which the door counts against the source like a wrong bearer token.
+Without operator tokens the first page opens an anonymous session instead. Forms that change
+something carry their session's random form token, on top of the door's Origin check, so that
+another site cannot make a browser approve a commit, nor one session's page act for another's.
 
 Pages are plain HTML with no script: the list of transactions by status (newest first,
 paged), a transaction with its calls, each commit attempt's findings and effects (a
@@ -18,7 +21,6 @@ transaction's trace.
 
 from __future__ import annotations
 
-import hashlib
 import hmac
 import json
 from typing import Any
@@ -28,11 +30,13 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from guard.edge.console_sessions import ConsoleSession, ConsoleSessions
+from guard.edge.door import ANONYMOUS, CONSOLE_SESSION, OPERATOR
 from guard.edge.door import CONSOLE_COOKIE as COOKIE
 from guard.errors import GuardError
 from guard.runtime import Runtime
 
-__all__ = ["COOKIE", "PAGE_SIZE", "STATUSES", "console_router", "form_token"]
+__all__ = ["COOKIE", "PAGE_SIZE", "STATUSES", "console_router"]
 
 PAGE_SIZE = 50
 _MAX_LISTED = 10_000  # the audit lists at most this many; pages past it are empty
@@ -58,12 +62,6 @@ _templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_ke
 _templates.filters["cell"] = lambda value: json.dumps(value, default=str)
 
 
-def form_token(operator_token: str | None) -> str:
-    """The token a console form carries: bound to the operator's token (a constant when auth is off)."""
-    secret = (operator_token or "").encode()
-    return hmac.new(secret, b"guard console form", hashlib.sha256).hexdigest()
-
-
 def _rows_of(effect: dict[str, Any]) -> list[dict[str, Any]]:
     """An effect's fields as before/after rows, changed ones first marked."""
     before, after = effect.get("before") or {}, effect.get("after") or {}
@@ -77,21 +75,59 @@ def _rows_of(effect: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _session(request: Request) -> ConsoleSession | None:
+    """The live session the door found for this request (None: none, which only an open console allows)."""
+    session = request.scope.get(CONSOLE_SESSION)
+    return session if isinstance(session, ConsoleSession) else None
+
+
+def _same(given: str, expected: str) -> bool:
+    return hmac.compare_digest(given.encode(), expected.encode())
+
+
 class _Console:
-    def __init__(self, runtime: Runtime) -> None:
+    def __init__(self, runtime: Runtime, sessions: ConsoleSessions) -> None:
         self.runtime = runtime
         self.audit = runtime.manager.audit
+        self.sessions = sessions
         self.tokens = tuple(runtime.settings.auth.operator_tokens)
+        self.ttl_s = runtime.settings.console.session_ttl_s
         self.trace_url = runtime.settings.console.trace_url
 
     def _page(self, name: str, request: Request, status_code: int = 200, **values: Any) -> HTMLResponse:
+        """A page; without operator tokens, a browser with no session yet is given one here."""
+        session, opened = _session(request), None
+        if session is None and not self.tokens:
+            session = opened = self.sessions.open(ANONYMOUS)
         template = _templates.get_template(name)
-        signed_in = bool(self.tokens) and request.cookies.get(COOKIE) is not None
-        html = template.render(signed_in=signed_in, statuses=STATUSES, **values)
-        return HTMLResponse(html, status_code=status_code, headers=_NO_STORE)
+        html = template.render(
+            signed_in=bool(self.tokens) and session is not None,
+            form_token=session.form_token if session is not None else "",
+            statuses=STATUSES,
+            **values,
+        )
+        response = HTMLResponse(html, status_code=status_code, headers=_NO_STORE)
+        if opened is not None:
+            self._set_cookie(response, request, opened)
+        return response
 
-    def _form_token(self, request: Request) -> str:
-        return form_token(_operator_token(request) if self.tokens else None)
+    def _set_cookie(self, response: Response, request: Request, session: ConsoleSession) -> None:
+        response.set_cookie(
+            COOKIE,
+            session.id,
+            max_age=int(self.ttl_s),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/console",
+        )
+
+    def _stale(self, request: Request, token: str) -> HTMLResponse | None:
+        """The refusal of a form whose token is not its session's; None when it is."""
+        session = _session(request)
+        if session is not None and _same(token, session.form_token):
+            return None
+        return self._page("error.html", request, 403, message="this form is stale: reload the page")
 
     async def transactions(self, request: Request, status: str = "", page: int = 1) -> HTMLResponse:
         known = {value for value, _ in STATUSES}
@@ -134,14 +170,13 @@ class _Console:
             attempts=attempts,
             trace=trace,
             done=done,
-            form_token=self._form_token(request),
         )
 
     async def review(
         self, request: Request, transaction_id: str, approve: bool, reviewer: str, token: str
     ) -> Response:
-        if not hmac.compare_digest(token, self._form_token(request)):
-            return self._page("error.html", request, 403, message="this form is stale: reload the page")
+        if (stale := self._stale(request, token)) is not None:
+            return stale
         reviewer = reviewer.strip()
         if not reviewer or len(reviewer) > 128:
             return self._page("error.html", request, 400, message="a reviewer name (1-128 characters)")
@@ -156,20 +191,23 @@ class _Console:
         return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
 
     async def sign_in(self, request: Request, token: str) -> Response:
-        if not any(hmac.compare_digest(token.encode(), known.encode()) for known in self.tokens):
-            return await self.sign_in_page(request, error="that is not an operator token")
+        """An operator token opens a new session (ending the one the browser had); a wrong one is a 401,
+        which the door counts."""
         response = RedirectResponse("/console", status_code=303)
-        response.set_cookie(
-            COOKIE,
-            token,
-            httponly=True,
-            samesite="strict",
-            secure=request.url.scheme == "https",
-            path="/console",
-        )
+        if not self.tokens:
+            return response
+        # a list, not a generator: every token is compared, with no early exit
+        if not any([_same(token, known) for known in self.tokens]):
+            return await self.sign_in_page(request, error="that is not an operator token")
+        self.sessions.end(request.cookies.get(COOKIE))
+        self._set_cookie(response, request, self.sessions.open(OPERATOR))
         return response
 
-    async def sign_out(self, request: Request) -> Response:
+    async def sign_out(self, request: Request, token: str) -> Response:
+        if (stale := self._stale(request, token)) is not None:
+            return stale
+        session = _session(request)
+        self.sessions.end(session.id if session is not None else None)
         response = RedirectResponse("/console/sign-in", status_code=303)
         response.delete_cookie(COOKIE, path="/console")
         return response
@@ -184,16 +222,9 @@ _NO_STORE = {
 }
 
 
-def _operator_token(request: Request) -> str | None:
-    header = request.headers.get("authorization", "")
-    if header.lower().startswith("bearer "):
-        return header[7:].strip()
-    return request.cookies.get(COOKIE)
-
-
-def console_router(runtime: Runtime) -> APIRouter:
-    """The console's routes over ``runtime``."""
-    console = _Console(runtime)
+def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
+    """The console's routes over ``runtime``; ``sessions`` are the ones the door checks."""
+    console = _Console(runtime, sessions)
     router = APIRouter(include_in_schema=False)
 
     async def approve(
@@ -209,6 +240,9 @@ def console_router(runtime: Runtime) -> APIRouter:
     async def sign_in(request: Request, token: str = Form("")) -> Response:
         return await console.sign_in(request, token)
 
+    async def sign_out(request: Request, token: str = Form("")) -> Response:
+        return await console.sign_out(request, token)
+
     for method, path, endpoint in (
         ("GET", "/console", console.transactions),
         ("GET", "/console/t/{transaction_id}", console.transaction),
@@ -216,7 +250,7 @@ def console_router(runtime: Runtime) -> APIRouter:
         ("POST", "/console/t/{transaction_id}/reject", reject),
         ("GET", "/console/sign-in", console.sign_in_page),
         ("POST", "/console/sign-in", sign_in),
-        ("POST", "/console/sign-out", console.sign_out),
+        ("POST", "/console/sign-out", sign_out),
     ):
         router.add_api_route(path, endpoint, methods=[method], response_class=HTMLResponse)
     return router

@@ -14,17 +14,27 @@
    ``RequestBodyLimitMiddleware``; nothing is buffered here). Limits:
    ``server.max_request_bytes`` on ``/mcp`` and ``/mcp/t/<id>``,
    ``server.admin_max_request_bytes`` on every other route.
-3. **Authentication**: a bearer token of ``auth.agent_tokens`` on ``/mcp*`` (its agent name
-   becomes the request's principal, ``scope[PRINCIPAL]``), of ``auth.operator_tokens`` on every
-   other route but ``/healthz``, ``/readyz`` and the console's sign-in page; else **401**. On
-   the console (``/console*``) the operator token may come instead from the cookie the sign-in
-   page sets, and a page load without one is sent to the sign-in page (**303**). An empty token
-   set leaves that surface open. Tokens are compared in constant time.
+3. **Authentication** (Requirements G38, G39): a bearer token of ``auth.agent_tokens`` on ``/mcp*``
+   (its agent name becomes the request's principal, ``scope[PRINCIPAL]``), of
+   ``auth.operator_tokens`` on the admin API (every route but ``/healthz``, ``/readyz`` and the
+   console), else **401**. The console (``/console*``) takes no token but the session its cookie
+   names (:mod:`guard.edge.console_sessions`; ``scope[CONSOLE_SESSION]``), which its sign-in page
+   opens for an operator token; a page load without one is sent to the sign-in page (**303**), any
+   other request refused 401. An empty token set leaves that surface open (the console then opens
+   a session on the first page, to bind its forms to). Tokens are compared in constant time.
+   Every wrong token (a bearer token, or the sign-in form's) is counted against its source
+   (:mod:`guard.edge.throttle`: the peer address, or what a ``server.trusted_proxies`` proxy says
+   in X-Forwarded-For), agents' and operators' apart, and logged as a WARNING naming the surface
+   and the source, never the token; past ``auth.max_failures`` in ``auth.failure_window_s`` the
+   source is answered **429** with Retry-After, whatever it sends, until its budget refills.
 4. The route, which is the first to read and parse the body.
 
+From a ``server.trusted_proxies`` peer, ``X-Forwarded-Proto`` sets the request's scheme (the
+console's cookie is ``Secure`` when the client used https); from anyone else it is ignored.
 Refusals are short JSON objects ``{"error": "..."}`` that never repeat what the client sent.
-WebSocket connections are closed (no route uses them). :func:`check_exposure` refuses, when the
-app is created, a non-loopback bind address while either token set is empty, unless
+WebSocket connections are closed (no route uses them). :func:`check_exposure`, when the app is
+created, refuses agent tokens without operator tokens (every agent would be an operator: it could
+approve its own held commit), and a non-loopback bind while either token set is empty unless
 ``server.insecure``.
 """
 
@@ -33,20 +43,26 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 from starlette.responses import JSONResponse, RedirectResponse
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from guard.clock import Clock
+from guard.edge.console_sessions import ConsoleSessions
+from guard.edge.throttle import Failures, Network, forwarded_scheme, networks, source_of
 from guard.errors import ConfigError
 from guard.settings import GuardSettings, ServerSettings
 
 __all__ = [
     "ANONYMOUS",
     "CONSOLE_COOKIE",
+    "CONSOLE_SESSION",
+    "OPERATOR",
     "PRINCIPAL",
     "Door",
     "HostPolicy",
@@ -60,15 +76,23 @@ log = logging.getLogger(__name__)
 PRINCIPAL = "guard.principal"
 """The ASGI scope key holding the authenticated agent's (or operator's) name."""
 ANONYMOUS = "anonymous"
+OPERATOR = "operator"
+"""The principal of every operator (token or console session)."""
+CONSOLE_SESSION = "guard.console_session"
+"""The ASGI scope key holding the console request's :class:`~guard.edge.console_sessions.ConsoleSession`
+(or None: no operator tokens, and no session yet)."""
 
 _ANY = "*"
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 _LOOPBACK_ORIGINS = ("http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*")
 _UNSPECIFIC_BINDS = frozenset({"", "0.0.0.0", "::", "[::]"})
-_PUBLIC_PATHS = frozenset({"/healthz", "/readyz", "/console/sign-in"})
+_PUBLIC_PATHS = frozenset({"/healthz", "/readyz"})
 _CONSOLE = "/console"
+_SIGN_IN = "/console/sign-in"
+_AGENT_AUDIENCE = "agent"
+_OPERATOR_AUDIENCE = "operator"
 CONSOLE_COOKIE = "guard_console"
-"""The cookie in which the console's sign-in page keeps the operator token (:mod:`guard.edge.console`)."""
+"""The cookie that names a console session (its id, never a token; :mod:`guard.edge.console`)."""
 
 _Authority = tuple[str, str | None]
 """A host name (IPv6 in brackets, lower case) and a port: digits, ``*``, or None when absent."""
@@ -216,12 +240,22 @@ def _open_surfaces(settings: GuardSettings) -> list[tuple[str, str]]:
 
 
 def check_exposure(settings: GuardSettings) -> None:
-    """Refuse a non-loopback bind without both token sets (ConfigError) unless ``server.insecure``.
+    """Refuse (ConfigError) agent tokens without operator tokens, and a non-loopback bind without both
+    token sets unless ``server.insecure``.
 
-    With ``server.insecure`` such a bind is logged as a warning naming what is exposed, and so is
-    ``server.allowed_hosts: ["*"]`` without both token sets (DNS rebinding is then possible).
+    Agent tokens make agents principals apart from each other; with no operator tokens every one of
+    them would also be an operator (read every transaction, commit or roll back another agent's,
+    approve its own held commit), and no setting allows that. With ``server.insecure`` an exposed
+    bind is logged as a warning naming what is exposed, and so is ``server.allowed_hosts: ["*"]``
+    without both token sets (DNS rebinding is then possible).
     """
     server = settings.server
+    if settings.auth.agent_tokens and not settings.auth.operator_tokens:
+        raise ConfigError(
+            "auth.agent_tokens is set and auth.operator_tokens is empty: every agent could read, commit, "
+            "roll back, approve and reject every transaction at /transactions and /console (its own held "
+            "commits too); set auth.operator_tokens to tokens no agent holds"
+        )
     surfaces = _open_surfaces(settings)
     if not surfaces:
         return
@@ -276,57 +310,136 @@ def _cookie(headers: Headers, name: str) -> str | None:
     return None
 
 
-class _Bearer:
-    """Puts the principal named by the request's bearer token into the scope, or answers 401.
+class _Budget:
+    """Wrong tokens per audience and source: the door's one place that refuses a source over its budget
+    (429 with Retry-After), counts a failure and logs it (the source and the surface, never the token)."""
 
-    With ``cookie``, the token may come from that cookie instead, and a ``GET`` without a
-    good token is redirected to ``sign_in`` (a browser's page load).
-    """
+    def __init__(self, failures: Failures, proxies: tuple[Network, ...]) -> None:
+        self._failures = failures
+        self._proxies = proxies
+
+    async def over(self, audience: str, scope: Scope, receive: Receive, send: Send) -> bool:
+        """Answer 429 and say True when the request's source has spent its ``audience`` budget."""
+        wait = self._failures.wait((audience, source_of(scope, self._proxies)))
+        if wait <= 0:
+            return False
+        seconds = math.ceil(wait)
+        refusal = Refusal(
+            429, f"too many wrong {audience} tokens from this address: try again in {seconds} s"
+        )
+        await _refuse(refusal, {"Retry-After": str(seconds)})(scope, receive, send)
+        return True
+
+    def failed(self, audience: str, where: str, scope: Scope) -> None:
+        source = source_of(scope, self._proxies)
+        wait = self._failures.failed((audience, source))
+        log.warning(
+            "authentication failed: a wrong %s token on %s from %s (its next try allowed in %d s)",
+            audience,
+            where,
+            source,
+            math.ceil(wait),
+        )
+
+
+class _Bearer:
+    """Puts the principal named by the request's bearer token into the scope; else 401, a wrong token
+    counted against its source (a request without one is no guess), or 429 while the source is over its
+    budget. With no tokens, everyone is :data:`ANONYMOUS`."""
 
     def __init__(
-        self,
-        app: ASGIApp,
-        tokens: Mapping[str, str],
-        audience: str,
-        *,
-        cookie: str | None = None,
-        sign_in: str | None = None,
+        self, app: ASGIApp, tokens: Mapping[str, str], audience: str, where: str, budget: _Budget
     ) -> None:
         self._app = app
         self._tokens = dict(tokens)
-        self._cookie = cookie
-        self._sign_in = sign_in
+        self._audience = audience
+        self._where = where
+        self._budget = budget
         self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        principal = ANONYMOUS
-        if self._tokens:
-            headers = Headers(scope=scope)
-            token = _bearer(headers) or (_cookie(headers, self._cookie) if self._cookie else None)
-            found = _match(token, self._tokens)
-            if found is None and self._sign_in is not None and scope.get("method") == "GET":
-                await RedirectResponse(self._sign_in, status_code=303)(scope, receive, send)
-                return
-            if found is None:
-                await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
-                return
-            principal = found
-        scope[PRINCIPAL] = principal
+        if not self._tokens:
+            scope[PRINCIPAL] = ANONYMOUS
+            await self._app(scope, receive, send)
+            return
+        if await self._budget.over(self._audience, scope, receive, send):
+            return
+        token = _bearer(Headers(scope=scope))
+        found = _match(token, self._tokens)
+        if found is None:
+            if token is not None:
+                self._budget.failed(self._audience, self._where, scope)
+            await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+            return
+        scope[PRINCIPAL] = found
+        await self._app(scope, receive, send)
+
+
+class _SignIn:
+    """The console's sign-in page: a ``POST`` (an operator token to check) is refused while its source is
+    over the operators' budget, and the page's 401 (a wrong token) is counted as a bearer token's is."""
+
+    def __init__(self, app: ASGIApp, budget: _Budget, *, counted: bool) -> None:
+        self._app = app
+        self._budget = budget
+        self._counted = counted
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        scope[PRINCIPAL] = ANONYMOUS
+        if not self._counted or scope.get("method") != "POST":
+            await self._app(scope, receive, send)
+            return
+        if await self._budget.over(_OPERATOR_AUDIENCE, scope, receive, send):
+            return
+        refused = False
+
+        async def watch(message: Message) -> None:
+            nonlocal refused
+            if message["type"] == "http.response.start":
+                refused = message["status"] == 401
+            await send(message)
+
+        await self._app(scope, receive, watch)
+        if refused:
+            self._budget.failed(_OPERATOR_AUDIENCE, "the console sign-in", scope)
+
+
+class _ConsoleSession:
+    """The console's pages: the live session the cookie names goes into the scope (:data:`CONSOLE_SESSION`).
+
+    With operator tokens a request without one is sent to the sign-in page (a ``GET``: a browser's page
+    load) or refused 401; without them it passes with no session, and the page opens one.
+    """
+
+    def __init__(self, app: ASGIApp, sessions: ConsoleSessions, *, required: bool) -> None:
+        self._app = app
+        self._sessions = sessions
+        self._required = required
+        self._refusal = Refusal(401, "unauthorized: sign in at /console/sign-in")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        session = self._sessions.get(_cookie(Headers(scope=scope), CONSOLE_COOKIE))
+        if session is None and self._required:
+            if scope.get("method") == "GET":
+                await RedirectResponse(_SIGN_IN, status_code=303)(scope, receive, send)
+            else:
+                await _refuse(self._refusal)(scope, receive, send)
+            return
+        scope[CONSOLE_SESSION] = session
+        scope[PRINCIPAL] = ANONYMOUS if session is None else session.principal
         await self._app(scope, receive, send)
 
 
 @dataclass(frozen=True)
 class _Gate:
-    """One family of paths: its body limit, and the app behind it (body counting, then its tokens)."""
+    """One family of paths: its body limit, and the app behind it (body counting, then its check)."""
 
     max_body: int
     app: ASGIApp
 
     @classmethod
-    def build(
-        cls, app: ASGIApp, max_body: int, tokens: Mapping[str, str], audience: str, **how: str
-    ) -> _Gate:
-        return cls(max_body, RequestBodyLimitMiddleware(_Bearer(app, tokens, audience, **how), max_body))
+    def build(cls, checked: ASGIApp, max_body: int) -> _Gate:
+        return cls(max_body, RequestBodyLimitMiddleware(checked, max_body))
 
 
 def _content_length(headers: Headers) -> int | None:
@@ -343,30 +456,36 @@ def _route_path(scope: Scope) -> str:
 
 
 class Door:
-    """ASGI middleware applying the module's checks, in its order, to every request."""
+    """ASGI middleware applying the module's checks, in its order, to every request.
 
-    def __init__(self, app: ASGIApp, settings: GuardSettings) -> None:
+    ``clock`` paces the failure budgets; ``sessions`` are the console's (shared with its pages).
+    """
+
+    def __init__(
+        self, app: ASGIApp, settings: GuardSettings, *, clock: Clock, sessions: ConsoleSessions
+    ) -> None:
         self._app = app
         self._policy = host_policy(settings.server)
         server, auth = settings.server, settings.auth
-        operators = {token: "operator" for token in auth.operator_tokens}
-        self._mcp = _Gate.build(app, server.max_request_bytes, auth.agent_tokens, "agent")
-        self._admin = _Gate.build(app, server.admin_max_request_bytes, operators, "operator")
-        self._public = _Gate.build(app, server.admin_max_request_bytes, {}, "anyone")
-        self._console = _Gate.build(
-            app,
-            server.admin_max_request_bytes,
-            operators,
-            "operator",
-            cookie=CONSOLE_COOKIE,
-            sign_in=f"{_CONSOLE}/sign-in",
-        )
+        self._proxies = networks(server.trusted_proxies)
+        budget = _Budget(Failures(auth.max_failures, auth.failure_window_s, clock), self._proxies)
+        operators = {token: OPERATOR for token in auth.operator_tokens}
+        small = server.admin_max_request_bytes
+        agents = _Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE, "/mcp", budget)
+        self._mcp = _Gate.build(agents, server.max_request_bytes)
+        self._admin = _Gate.build(_Bearer(app, operators, _OPERATOR_AUDIENCE, "the admin API", budget), small)
+        self._public = _Gate.build(_Bearer(app, {}, "anyone", "a public route", budget), small)
+        self._sign_in = _Gate.build(_SignIn(app, budget, counted=bool(operators)), small)
+        console = _ConsoleSession(app, sessions, required=bool(operators))
+        self._console = _Gate.build(console, small) if settings.console.enabled else self._admin
 
     def _gate(self, path: str) -> _Gate:
         if path == "/mcp" or path.startswith("/mcp/"):
             return self._mcp
         if path in _PUBLIC_PATHS:
             return self._public
+        if path == _SIGN_IN:
+            return self._sign_in
         if path == _CONSOLE or path.startswith(f"{_CONSOLE}/"):
             return self._console
         return self._admin
@@ -389,6 +508,8 @@ class Door:
             )
             await _refuse(refusal)(scope, receive, send)
             return
+        if (scheme := forwarded_scheme(scope, self._proxies)) is not None:
+            scope["scheme"] = scheme  # what the client used, for the console cookie's Secure flag
         gate = self._gate(_route_path(scope))
         length = _content_length(headers)
         if length is not None and length > gate.max_body:

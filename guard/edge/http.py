@@ -1,16 +1,17 @@
 """The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, the admin API, the console.
 
 Every request first passes :class:`guard.edge.door.Door` (outermost): Host and Origin, body
-size, then the agent's or operator's bearer token, before any route reads the body. With no
-tokens configured the respective surface is open, which only a loopback bind allows (or
-``server.insecure``). No error repeats the request body: validation errors carry locations and
-messages only.
+size, then the agent's or operator's bearer token (or the console's session), with wrong tokens
+paced per source, before any route reads the body. With no tokens configured the respective
+surface is open, which only a loopback bind allows (or ``server.insecure``), and agent tokens
+need operator tokens. Handshake-era MCP sessions belong to their agent and are limited per agent
+(:mod:`guard.edge.mcp_sessions`). No error repeats the request body: validation errors carry
+locations and messages only.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -18,26 +19,22 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from mcp.server.context import ServerRequestContext
-from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
-from starlette.datastructures import Headers
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
+from guard.edge.console_sessions import ConsoleSessions
 from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
+from guard.edge.mcp_sessions import AgentSessions, LegacySessions
 from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
-from guard.keys import HEADER, key_from_http, session_key
-from guard.manager import TransactionManager, TxnKey
+from guard.keys import HEADER, key_from_http
+from guard.manager import TxnKey
 from guard.runtime import Runtime
-from guard.transactions import Status
 
 __all__ = ["create_app"]
-
-log = logging.getLogger(__name__)
 
 
 def _resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
@@ -75,32 +72,6 @@ async def _guard_error(request: Request, exc: GuardError) -> JSONResponse:
     return JSONResponse({"error": exc.message, "transaction": exc.transaction_id}, status_code=status)
 
 
-class _EndingSessions:
-    """The MCP app, and when a handshake-era client ends its session (``DELETE``), the rollback of the
-    transaction keyed by that session (``session-<id>``) if it is still open and not waiting for review:
-    nothing holds its locks until the idle timeout. (A class: Starlette serves an instance as ASGI.)"""
-
-    def __init__(self, app: ASGIApp, manager: TransactionManager) -> None:
-        self._app = app
-        self._manager = manager
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope.get("method") == "DELETE":
-            await self._end(scope)
-        await self._app(scope, receive, send)
-
-    async def _end(self, scope: Scope) -> None:
-        """Before the session ends (so that the client's answer comes after the rollback)."""
-        key = session_key(Headers(scope=scope), scope.get("path_params", {}))
-        state = None if key is None else self._manager.live(key)
-        if key is None or state is None or state.status is not Status.OPEN:
-            return
-        if state.principal != scope.get(PRINCIPAL, ANONYMOUS):
-            return  # only the agent that holds it ends it
-        with contextlib.suppress(GuardError):
-            await self._manager.rollback_by_id(key, "the client ended its MCP session", via="session")
-
-
 def create_app(
     runtime: Runtime,
     *,
@@ -116,15 +87,15 @@ def create_app(
     settings = runtime.settings
     check_exposure(settings)
     manager = runtime.manager
-    server = build_server(manager, _resolve)
-    # Host and Origin are the Door's to check, on every route alike; the SDK checks neither.
-    sessions = StreamableHTTPSessionManager(
-        app=server,
-        security_settings=None,
+    sessions = AgentSessions(
+        build_server(manager, _resolve),
+        limit=settings.limits.max_sessions_per_agent,
         max_request_body_size=settings.server.max_request_bytes,
-        max_sessions=1000,
     )
-    mcp_asgi = _EndingSessions(StreamableHTTPASGIApp(sessions), manager)
+    mcp_asgi = LegacySessions(sessions, manager)
+    console_sessions = ConsoleSessions(
+        manager.clock, ttl_s=settings.console.session_ttl_s, capacity=settings.console.max_sessions
+    )
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -151,9 +122,9 @@ def create_app(
 
     app.include_router(admin_router(runtime))
     if settings.console.enabled:
-        app.include_router(console_router(runtime))
+        app.include_router(console_router(runtime, console_sessions))
 
     if extra_routes is not None:
         extra_routes(app)
-    app.add_middleware(Door, settings=settings)
+    app.add_middleware(Door, settings=settings, clock=manager.clock, sessions=console_sessions)
     return app

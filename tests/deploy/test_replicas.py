@@ -70,6 +70,10 @@ def test_haproxy_routes_by_the_transaction_key_with_consistent_hashing() -> None
     by_path = next(line for line in frontend if "path,field(4,/)" in line)
     assert "!{ var(txn.guard_key) -m found }" in by_path
     assert "{ path_beg /mcp/t/ }" in by_path
+    assert "http-request set-var(txn.guard_key) src if { path_beg /console }" in frontend, (
+        "Requirement G34: a console session lives in one replica, so the console is routed by client address"
+    )
+    assert "option forwardfor" in frontend
     backend = _directives("backend guards")
     assert "balance hash var(txn.guard_key)" in backend
     assert "hash-type consistent" in backend

@@ -23,7 +23,7 @@ from guard.edge.door import host_policy
 from guard.edge.http import create_app
 from guard.errors import ConfigError
 from guard.runtime import Runtime, build_runtime
-from guard.settings import GuardSettings, ServerSettings
+from guard.settings import GuardSettings, ServerSettings, load_settings
 from guard.store.migrate import upgrade
 from tests.guard.conftest import demo_settings, free_port, no_sleep, serving, ticket_status
 from tests.guard.test_process import guard
@@ -257,7 +257,6 @@ async def runtime_app(runtime: Runtime) -> AsyncIterator[httpx2.AsyncClient]:
     ("auth", "missing"),
     [
         ({}, "auth.agent_tokens is empty and auth.operator_tokens is empty"),
-        ({"agent_tokens": {"a": "agent"}}, "auth.operator_tokens is empty"),
         ({"operator_tokens": ["o"]}, "auth.agent_tokens is empty"),
     ],
 )
@@ -299,3 +298,205 @@ async def test_insecure_and_any_host_start_with_a_warning(
     with caplog.at_level(logging.WARNING, logger="guard.edge.door"):
         create_app(dataclasses.replace(runtime, settings=guarded))
     assert not caplog.records
+
+
+# -- who may act: operators apart from agents, and guessing slowed --------------------------------------
+
+AGENT = "agent-secret-1"
+OPERATOR = "operator-secret-1"
+TOKENS = {"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [OPERATOR]}
+
+
+async def test_agent_tokens_without_operator_tokens_refuse_to_start(runtime: Runtime, tmp_path: Path) -> None:
+    """Requirement G38: with agent tokens and no operator tokens every agent would be an operator (approve its
+    own held commit, commit or roll back another's), so the HTTP app is not built."""
+    for server in ({}, {"host": "0.0.0.0", "insecure": True}):
+        agents_only = demo_settings(tmp_path, server=server, auth={"agent_tokens": {AGENT: "agent-a"}})
+        with pytest.raises(
+            ConfigError, match=r"auth\.agent_tokens is set and auth\.operator_tokens is empty"
+        ) as info:
+            create_app(dataclasses.replace(runtime, settings=agents_only))
+        assert AGENT not in info.value.message
+        assert "\n" not in info.value.message
+
+
+def test_guard_serve_with_agent_tokens_only_exits_2_in_one_line(tmp_path: Path) -> None:
+    """Requirements G38, G27: the refusal is one line on stderr and the usage exit code, before it serves."""
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "server": {"port": free_port()},
+                "backend": {"url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True},
+                "audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"},
+                "auth": {"agent_tokens": {AGENT: "agent-a"}},
+            }
+        )
+    )
+    assert guard("db", "upgrade", "--config", str(config)).returncode == 0
+    done = guard("serve", "--config", str(config))
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.strip().splitlines()
+    assert "auth.operator_tokens is empty" in line
+    assert AGENT not in line
+
+
+def test_an_operator_token_that_is_also_an_agent_token_is_refused_at_load(tmp_path: Path) -> None:
+    """Requirement G38: an operator's identity is distinct from every agent's."""
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump({"auth": {"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [AGENT]}})
+    )
+    with pytest.raises(ConfigError, match=r"auth\.operator_tokens: a token is also in") as info:
+        load_settings(config)
+    assert AGENT not in info.value.message
+    with pytest.raises(ConfigError, match="empty"):
+        load_settings(None, auth={"operator_tokens": [""]})
+
+
+async def test_an_agent_token_opens_neither_the_admin_api_nor_the_console(
+    runtime: Runtime, tmp_path: Path
+) -> None:
+    """Requirement G38: an agent cannot approve (or commit, roll back, read) through the operators' routes."""
+    both = demo_settings(tmp_path, auth={"agent_tokens": {AGENT: "agent-a"}, "operator_tokens": [OPERATOR]})
+    app = create_app(dataclasses.replace(runtime, settings=both), manage_runtime=False)
+    async with httpx2.AsyncClient(
+        transport=httpx2.ASGITransport(app=app), base_url="http://127.0.0.1", follow_redirects=False
+    ) as http:
+        agent = {"Authorization": f"Bearer {AGENT}"}
+        for method, path, body in ROUTES[:6]:
+            assert (await http.request(method, path, json=body, headers=agent)).status_code == 401, path
+        assert (await http.get("/console", headers=agent)).status_code == 303
+        assert (await http.post("/console/t/door-1/approve", headers=agent)).status_code == 401
+        signed = await http.post("/console/sign-in", data={"token": AGENT})
+        assert signed.status_code == 401
+        assert "set-cookie" not in signed.headers
+
+
+@asynccontextmanager
+async def served_with(settings: GuardSettings, clock: FixedClock) -> AsyncIterator[httpx2.AsyncClient]:
+    runtime = build_runtime(settings, clock=clock, provider=TracerProvider(), sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    async with serving(create_app(runtime)) as url, httpx2.AsyncClient(base_url=url, timeout=30) as http:
+        yield http
+
+
+LIST_TOOLS = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "tools/list",
+    "params": {
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+        }
+    },
+}
+
+
+async def _mcp(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    headers = {**MCP_HEADERS, "Mcp-Method": "tools/list", "Authorization": f"Bearer {token}"}
+    return await http.post("/mcp", json=LIST_TOOLS, headers=headers)
+
+
+async def _admin(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    return await http.get("/transactions", headers={"Authorization": f"Bearer {token}"})
+
+
+async def _sign_in(http: httpx2.AsyncClient, token: str) -> httpx2.Response:
+    return await http.post("/console/sign-in", data={"token": token}, follow_redirects=False)
+
+
+SURFACES = {
+    "mcp bearer": (_mcp, AGENT, 200),
+    "admin bearer": (_admin, OPERATOR, 200),
+    "console sign-in": (_sign_in, OPERATOR, 303),
+}
+
+
+@pytest.mark.parametrize("surface", list(SURFACES))
+async def test_wrong_tokens_are_slowed_per_source_logged_and_answered_429(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, surface: str
+) -> None:
+    """Requirement G39: ten wrong tokens from one address, then 429 with Retry-After for whatever it sends
+    (a right token too, or a guess could be told from a refusal), one more try per six seconds; each failure
+    is a WARNING that never holds the token."""
+    ask, right, ok = SURFACES[surface]
+    clock = FixedClock()
+    caplog.set_level(logging.WARNING, logger="guard.edge.door")
+    async with served_with(demo_settings(tmp_path, auth=TOKENS), clock) as http:
+        for n in range(10):
+            assert (await ask(http, f"guess-{n}")).status_code == 401, n
+        blocked = await ask(http, "guess-10")
+        assert blocked.status_code == 429
+        assert blocked.headers["retry-after"] == "6"
+        assert "guess" not in blocked.text
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(5)
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(1)
+        assert (await ask(http, right)).status_code == ok, "a right token is not counted"
+        assert (await ask(http, "guess-11")).status_code == 401
+        assert (await ask(http, right)).status_code == 429
+        clock.advance(60)
+        assert (await ask(http, right)).status_code == ok
+    failures = [
+        r
+        for r in caplog.records
+        if r.levelno == logging.WARNING and "authentication failed" in r.getMessage()
+    ]
+    assert len(failures) == 11
+    assert "127.0.0.1" in failures[0].getMessage()
+    for record in caplog.records:
+        assert "guess" not in record.getMessage()
+        assert right not in record.getMessage()
+
+
+async def test_agent_guesses_do_not_lock_operators_out_and_operator_surfaces_share_one_budget(
+    tmp_path: Path,
+) -> None:
+    """Requirement G39: wrong agent tokens spend the agents' budget of an address, not the operators'; the
+    console's sign-in and the admin API's bearer token are one budget (both try operator tokens)."""
+    clock = FixedClock()
+    async with served_with(demo_settings(tmp_path, auth=TOKENS), clock) as http:
+        for n in range(11):
+            await _mcp(http, f"guess-{n}")
+        assert (await _mcp(http, AGENT)).status_code == 429
+        assert (await _admin(http, OPERATOR)).status_code == 200
+        for n in range(5):
+            assert (await _sign_in(http, f"guess-{n}")).status_code == 401
+        for n in range(5):
+            assert (await _admin(http, f"guess-{n}")).status_code == 401
+        assert (await _admin(http, OPERATOR)).status_code == 429
+        assert (await _sign_in(http, OPERATOR)).status_code == 429
+
+
+def test_guard_serve_does_not_take_the_source_from_x_forwarded_for(tmp_path: Path) -> None:
+    """Requirement G39: a client cannot reset its budget by naming another address in X-Forwarded-For
+    (uvicorn trusts it from loopback by default; guard serve does not)."""
+    port = free_port()
+    config = tmp_path / "guard.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "server": {"port": port},
+                "backend": {"url": f"sqlite:///{tmp_path / 'shop.db'}", "prepare": True},
+                "audit": {"url": f"sqlite:///{tmp_path / 'audit.db'}"},
+                "auth": TOKENS,
+            }
+        )
+    )
+    assert guard("db", "upgrade", "--config", str(config)).returncode == 0
+    with serving_process(config, port, tmp_path / "serve.log"):
+        statuses = [
+            httpx2.get(
+                f"http://127.0.0.1:{port}/transactions",
+                headers={"Authorization": f"Bearer guess-{n}", "X-Forwarded-For": f"203.0.113.{n}"},
+                timeout=30,
+            ).status_code
+            for n in range(12)
+        ]
+    assert statuses[:10] == [401] * 10
+    assert statuses[10:] == [429, 429]
+    assert "203.0.113" not in (tmp_path / "serve.log").read_text()

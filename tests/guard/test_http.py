@@ -128,7 +128,10 @@ async def test_malformed_and_oversized_requests_change_nothing(
 
 async def test_agent_tokens_and_foreign_keys(tmp_path: Path, provider: TracerProvider) -> None:
     """Requirement G4: without a token nothing runs; another agent's transaction key is refused."""
-    settings = demo_settings(tmp_path, auth={"agent_tokens": {"tok-a": "agent-a", "tok-b": "agent-b"}})
+    settings = demo_settings(
+        tmp_path,
+        auth={"agent_tokens": {"tok-a": "agent-a", "tok-b": "agent-b"}, "operator_tokens": ["tok-ops"]},
+    )
     async with guard_server(settings, provider) as url:
         async with httpx2.AsyncClient(timeout=30) as http:
             anonymous = await http.post(f"{url}/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
