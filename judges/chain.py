@@ -8,8 +8,9 @@ findings keep chain order. Judge names are unique in a chain.
 
 Fail closed, in the judge's place in the chain and in these words:
 
-* its rows could not be gathered (``queries`` or ``follow_up`` raised, or it
-  still named new rows after the last round): ``judge X failed: <problem>``;
+* its rows could not be gathered (``queries`` or ``follow_up`` raised, it
+  still named new rows after the last round, or the reader failed on its
+  rows): ``judge X failed: <problem>``;
 * it raised: ``judge X failed: <ExceptionType>: <message>`` (a judge that needs
   the commit time and got none raises :class:`CommitTimeUnknown` here);
 * it returned something else than a :class:`Verdict`: ``judge X returned <type>, not a Verdict``;
@@ -182,7 +183,8 @@ class JudgeChain:
     ) -> Verdict:
         """The commit gate in one call: read the judges' rows in rounds, run the judges.
 
-        ``now`` is the commit time the judges see. The reader's errors propagate.
+        ``now`` is the commit time the judges see. A read that fails fails the
+        judges whose rows it carried (:mod:`judges.rounds`).
         """
         effects = tuple(effects)
         gathered = await gather(self.judges, effects, reader.fetch)
