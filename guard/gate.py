@@ -1,21 +1,26 @@
 """The commit gate: the judge chain over the end state a transaction would leave, timed and isolated.
 
-The gate is a thin wrapper around :class:`judges.JudgeChain`, which reads the
-rows the judges name from the pending state (in rounds: :mod:`judges.rounds`),
-runs the judges in order over that snapshot and the commit time, combines
-their verdicts and fails closed, in its words, for a judge that raises,
-returns no verdict, or cannot say which rows it needs. The gate adds three
-things: the pending state must be read within twice the judge timeout
-(otherwise, or when it cannot be read, the gate blocks as ``gate``); the
-judges run by the gate's execution, below; and the duration is measured
-(:class:`GateResult`).
+The gate is a thin wrapper around :meth:`judges.JudgeChain.decide`, which
+reads the rows the judges name from the pending state (in rounds:
+:mod:`judges.rounds`), runs the judges in order over that snapshot and
+the commit time, combines their verdicts, settles each finding's mode and
+fails closed, in its words, for a judge that raises, returns no verdict,
+cannot say which rows it needs, or whose rows cannot be read. A judge's
+decision is never below its own enforced findings (Requirement G35). The
+gate adds three things: each read of the pending state must end within
+twice the judge timeout (else it failed, and so did the judges whose rows it
+carried); the judges run by the gate's execution, below; and the duration is
+measured (:class:`GateResult`).
 
-Shadow mode (Requirement G32): the gate settles each finding's mode with
-:func:`judges.in_modes` (the rule's, else its judge's chain entry's, else
-``commit.mode``), so a shadowed finding is in the verdict but not in its
-decision; :attr:`judges.Verdict.would_decide` is what enforcing it would
-have decided. The gate's own failure to read the pending state is always
-enforced.
+Shadow mode (Requirement G32): each finding's mode is the rule's, else its
+judge's chain entry's, else ``commit.mode`` (:func:`judges.in_modes`), so a
+shadowed finding is in the verdict but not in its decision;
+:attr:`judges.Verdict.would_decide` is what enforcing it would have decided.
+Failing closed holds in every mode (Requirement G5): a judge that cannot
+answer (raised, timed out, turned away by the pool, rows unread) blocks
+whenever one of its findings could have (a rule's ``mode: enforce`` under a
+shadow guard included); only a judge all of whose findings would have been
+shadowed fails in shadow (:func:`judges.failure_mode`).
 
 Synchronous judges run on a worker thread of a :class:`~guard.judge_pool.JudgePool`,
 so that a runaway judge times out instead of stalling the server; a judge
@@ -53,19 +58,15 @@ from judges import (
     CallRecord,
     CommitContext,
     Effect,
-    Finding,
     Judge,
     JudgeChain,
     JudgeRefused,
     Mode,
     NamesTables,
     Query,
-    Severity,
     StateReader,
     StateSnapshot,
     Verdict,
-    in_modes,
-    judge_modes,
 )
 
 if TYPE_CHECKING:
@@ -117,7 +118,6 @@ class CommitGate:
             self._close()
             raise
         self.judges = self._chain.judges
-        self._modes = judge_modes(self.judges)
 
     @classmethod
     def from_settings(
@@ -144,24 +144,21 @@ class CommitGate:
         *,
         now: datetime | None = None,
     ) -> GateResult:
-        """The chain's verdict on ``effects``; ``now`` is the commit time (the guard's clock) judges see."""
+        """The chain's verdict on ``effects``, modes settled; never raises for a judge or a read.
+
+        ``now`` is the commit time (the guard's clock) the judges see.
+        """
         started = time.perf_counter()
         effects = tuple(effects)
-        try:
-            verdict = await self._chain.run(
-                _BoundedReader(reader, self.judge_timeout_s * 2),
-                effects,
-                transaction_id=transaction_id,
-                calls=calls,
-                summary=summary,
-                now=now,
-            )
-        except Exception as exc:  # the chain fails closed for each judge; only reading the state raises
-            log.exception("reading the pending state for the judges failed")
-            message = f"could not read the pending state for the judges: {exc}"
-            verdict = Verdict.of([Finding("gate", Severity.BLOCK, message)])
-        else:
-            verdict = in_modes(verdict, self._modes, self.mode)
+        verdict = await self._chain.decide(
+            _BoundedReader(reader, self.judge_timeout_s * 2),
+            effects,
+            mode=self.mode,
+            transaction_id=transaction_id,
+            calls=calls,
+            summary=summary,
+            now=now,
+        )
         return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
 
     def hung(self) -> tuple[HungEvaluation, ...]:

@@ -21,10 +21,12 @@ from judges import (
     Finding,
     JudgeChain,
     MemoryState,
+    Mode,
     Query,
     Severity,
     StateSnapshot,
     Verdict,
+    parse_rule_pack,
 )
 
 EFFECT = Effect(
@@ -440,3 +442,81 @@ async def test_an_async_judge_that_ignores_its_cancellation_cannot_hang_the_gate
     assert messages(await commit(gate, "t3")) == [("ok", "ok says warn")]
     assert stubborn.calls[-1] == "t3"
     gate.close()
+
+
+# -- failing closed in every mode -----------------------------------------------------------------------
+
+ENFORCED_PACK = """\
+name: closing
+rules:
+  - id: no-closing
+    when: {table: tickets, changed: [status]}
+    require: "effect.after.status != 'closed'"
+    decision: block
+    message: "ticket {{effect.key}} may not be closed"
+    mode: MODE
+"""
+
+
+class StuckPack(Stuck):
+    """A rule pack that hangs until released; its rules' modes are the pack's."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__("closing")
+        self.pack = parse_rule_pack(ENFORCED_PACK.replace("MODE", mode), "closing.yaml")
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute == "pack":
+            raise AttributeError(attribute)
+        return getattr(self.pack, attribute)
+
+
+async def test_a_pack_whose_rule_says_enforce_blocks_under_a_shadow_guard_when_it_cannot_answer() -> None:
+    """Requirements G5, G32: timed out, then quarantined, a pack whose rule says ``mode: enforce`` blocks
+    the commit under ``commit.mode: shadow`` as it would had it answered; a pack whose rules all say
+    shadow fails in shadow (recorded, the commit allowed)."""
+    enforced, shadowed = StuckPack("enforce"), StuckPack("shadow")
+    shadowed.name = "trial"
+    gate = CommitGate([enforced], judge_timeout_s=TIMEOUT_S, mode=Mode.SHADOW)
+    trial = CommitGate([shadowed], judge_timeout_s=TIMEOUT_S, mode=Mode.ENFORCE)
+    try:
+        for n in range(3):
+            verdict = await commit(gate, f"t{n}")
+            assert verdict.decision is Decision.BLOCK
+            assert [(f.judge, f.shadow) for f in verdict.findings] == [("closing", False)]
+            tried = await commit(trial, f"t{n}")
+            assert tried.decision is Decision.ALLOW
+            assert [(f.judge, f.shadow) for f in tried.findings] == [("trial", True)]
+            assert tried.would_decide is Decision.BLOCK
+        assert "quarantined" in verdict.findings[0].message
+        assert "quarantined" in tried.findings[0].message
+    finally:
+        enforced.release.set()
+        shadowed.release.set()
+    await until(lambda: not gate.hung() and not trial.hung())
+    gate.close()
+    trial.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        (Verdict(Decision.ALLOW, (Finding("j", Severity.BLOCK, "no"),)), Decision.BLOCK),
+        (Verdict(Decision.ALLOW, (Finding("j", Severity.ESCALATE, "ask"),)), Decision.ESCALATE),
+        (Verdict(Decision.ESCALATE, (Finding("j", Severity.BLOCK, "no"),)), Decision.BLOCK),
+    ],
+)
+async def test_a_verdict_that_understates_its_findings_does_not_commit(
+    said: Verdict, decided: Decision
+) -> None:
+    """Requirement G35: the gate's decision is at least the strongest enforced finding's."""
+
+    class Says(Raising):
+        name = "j"
+
+        def __call__(self, context: CommitContext) -> Verdict:
+            return said
+
+    verdict = await evaluate(Says(), Fixed("ok"))
+    assert verdict.decision is decided
+    assert verdict.findings == said.findings

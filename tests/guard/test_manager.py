@@ -304,6 +304,25 @@ async def test_the_judges_see_the_commit_time_by_the_guards_clock(tmp_path: Path
     assert reply["findings"][0]["message"] == "committed at 2025-10-01T13:01:30+00:00"
 
 
+async def test_a_judge_that_allows_with_a_blocking_finding_blocks_the_commit(tmp_path: Path) -> None:
+    """Requirement G35: ``Verdict(ALLOW, [block finding])`` does not commit; the agent reads the finding."""
+    settings = demo_settings(
+        tmp_path, judges={"chain": [{"judge": "python", "target": "tests.guard.sample_judges:Understated"}]}
+    )
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with agent_client(runtime) as agent:
+            await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("u-1"))
+            reply = body(await agent.call_tool("guard_commit", {"summary": "done"}, meta=meta("u-1")))
+    finally:
+        await runtime.stop()
+    assert reply["status"] == "blocked"
+    assert [f["message"] for f in reply["findings"]] == ["this commit must not go ahead"]
+    assert ticket_status(settings, 21) == "open"
+
+
 def test_a_bad_judge_entry_is_a_config_error(tmp_path: Path) -> None:
     settings = demo_settings(tmp_path, judges={"chain": [{"judge": "python", "target": "nowhere:Thing"}]})
     with pytest.raises(ConfigError, match="cannot load python judge 'nowhere:Thing'"):
