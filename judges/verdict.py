@@ -82,11 +82,15 @@ class Severity(StrEnum):
 
     @property
     def decision(self) -> Decision:
-        return {
-            Severity.WARN: Decision.ALLOW,
-            Severity.ESCALATE: Decision.ESCALATE,
-            Severity.BLOCK: Decision.BLOCK,
-        }[self]
+        return _SEVERITY_DECISION[self]
+
+
+# built once: the gate reads a finding's decision for every finding of every verdict
+_SEVERITY_DECISION = {
+    Severity.WARN: Decision.ALLOW,
+    Severity.ESCALATE: Decision.ESCALATE,
+    Severity.BLOCK: Decision.BLOCK,
+}
 
 
 class Mode(StrEnum):
