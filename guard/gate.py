@@ -1,21 +1,26 @@
 """The commit gate: the judge chain over the end state a transaction would leave, timed and isolated.
 
-The gate is a thin wrapper around :class:`judges.JudgeChain`, which reads the
-rows the judges name from the pending state (in rounds: :mod:`judges.rounds`),
-runs the judges in order over that snapshot and the commit time, combines
-their verdicts and fails closed, in its words, for a judge that raises,
-returns no verdict, or cannot say which rows it needs. The gate adds three
-things: the pending state must be read within twice the judge timeout
-(otherwise, or when it cannot be read, the gate blocks as ``gate``); the
-judges run by the gate's execution, below; and the duration is measured
-(:class:`GateResult`).
+The gate is a thin wrapper around :meth:`judges.JudgeChain.decide`, which
+reads the rows the judges name from the pending state (in rounds:
+:mod:`judges.rounds`), runs the judges in order over that snapshot, the
+commit time and the agent's name, combines their verdicts, settles each
+finding's mode and fails closed, in its words, for a judge that raises,
+returns no verdict, cannot say which rows it needs, or whose rows cannot be
+read. A judge's decision is never below its own enforced findings
+(Requirement G35). The gate adds three things: each read of the pending
+state must end within twice the judge timeout (else it failed, and so did
+the judges whose rows it carried); the judges run by the gate's execution,
+below; and the duration is measured (:class:`GateResult`).
 
-Shadow mode (Requirement G32): the gate settles each finding's mode with
-:func:`judges.in_modes` (the rule's, else its judge's chain entry's, else
-``commit.mode``), so a shadowed finding is in the verdict but not in its
-decision; :attr:`judges.Verdict.would_decide` is what enforcing it would
-have decided. The gate's own failure to read the pending state is always
-enforced.
+Shadow mode (Requirement G32): each finding's mode is the rule's, else its
+judge's chain entry's, else ``commit.mode`` (:func:`judges.in_modes`), so a
+shadowed finding is in the verdict but not in its decision;
+:attr:`judges.Verdict.would_decide` is what enforcing it would have decided.
+Failing closed holds in every mode (Requirement G5): a judge that cannot
+answer (raised, timed out, turned away by the pool, rows unread) blocks
+whenever one of its findings could have (a rule's ``mode: enforce`` under a
+shadow guard included); only a judge all of whose findings would have been
+shadowed fails in shadow (:func:`judges.failure_mode`).
 
 Synchronous judges run on a worker thread of a :class:`~guard.judge_pool.JudgePool`,
 so that a runaway judge times out instead of stalling the server; a judge
@@ -25,9 +30,11 @@ is awaited under the same timeout. A judge slower than its timeout blocks:
 
 A judge that hangs is isolated (Requirement G22): its thread is written off
 and replaced, so the other judges keep every worker; a judge with too many
-hung evaluations is quarantined, and a pool with too many hung threads is
-exhausted; both block at once, without running the judge, in the pool's
-words (see :mod:`guard.judge_pool`). An async judge that times out is
+hung evaluations for one agent is quarantined for that agent, an agent with
+too many hung evaluations is held back, and a pool with too many hung
+threads is exhausted; each blocks at once, without running the judge, in the
+pool's words (see :mod:`guard.judge_pool`). The agent is the transaction's
+principal, passed to :meth:`CommitGate.evaluate`. An async judge that times out is
 cancelled and given one more timeout to stop; one that ignores its
 cancellation is left running, recorded as hung, and no longer awaited.
 :meth:`CommitGate.hung` and :meth:`CommitGate.pool_status` report the hung
@@ -53,19 +60,15 @@ from judges import (
     CallRecord,
     CommitContext,
     Effect,
-    Finding,
     Judge,
     JudgeChain,
     JudgeRefused,
     Mode,
     NamesTables,
     Query,
-    Severity,
     StateReader,
     StateSnapshot,
     Verdict,
-    in_modes,
-    judge_modes,
 )
 
 if TYPE_CHECKING:
@@ -86,9 +89,9 @@ class GateResult:
 class CommitGate:
     """The judges in order over one snapshot.
 
-    ``workers``, ``max_hung`` and ``max_hung_per_judge`` bound the judge pool (:class:`JudgePool`);
-    ``clock`` dates and ages the hung evaluations; ``mode`` is the mode of findings whose rule and
-    judge declare none.
+    ``workers``, ``max_hung``, ``max_hung_per_judge`` and ``max_hung_per_agent`` bound the judge pool
+    (:class:`JudgePool`); ``clock`` dates and ages the hung evaluations; ``mode`` is the mode of findings
+    whose rule and judge declare none.
     """
 
     def __init__(
@@ -99,6 +102,7 @@ class CommitGate:
         workers: int = 4,
         max_hung: int = 16,
         max_hung_per_judge: int = 2,
+        max_hung_per_agent: int = 4,
         clock: Clock | None = None,
         mode: Mode = Mode.ENFORCE,
     ) -> None:
@@ -106,7 +110,11 @@ class CommitGate:
         self.mode = mode
         self._clock = clock or SystemClock()
         self._pool = JudgePool(
-            workers=workers, max_hung=max_hung, max_hung_per_judge=max_hung_per_judge, clock=self._clock
+            workers=workers,
+            max_hung=max_hung,
+            max_hung_per_judge=max_hung_per_judge,
+            max_hung_per_agent=max_hung_per_agent,
+            clock=self._clock,
         )
         self._close = weakref.finalize(self, self._pool.close)
         try:
@@ -117,7 +125,6 @@ class CommitGate:
             self._close()
             raise
         self.judges = self._chain.judges
-        self._modes = judge_modes(self.judges)
 
     @classmethod
     def from_settings(
@@ -130,6 +137,7 @@ class CommitGate:
             workers=commit.judge_workers,
             max_hung=commit.max_hung_judges,
             max_hung_per_judge=commit.max_hung_per_judge,
+            max_hung_per_agent=commit.max_hung_per_agent,
             clock=clock,
             mode=commit.mode,
         )
@@ -143,25 +151,26 @@ class CommitGate:
         reader: StateReader,
         *,
         now: datetime | None = None,
+        principal: str = "",
     ) -> GateResult:
-        """The chain's verdict on ``effects``; ``now`` is the commit time (the guard's clock) judges see."""
+        """The chain's verdict on ``effects``, modes settled; never raises for a judge or a read.
+
+        ``now`` is the commit time (the guard's clock) and ``principal`` the
+        agent whose transaction it is: judges see both, and the judge pool
+        holds that agent's hung evaluations against that agent only.
+        """
         started = time.perf_counter()
         effects = tuple(effects)
-        try:
-            verdict = await self._chain.run(
-                _BoundedReader(reader, self.judge_timeout_s * 2),
-                effects,
-                transaction_id=transaction_id,
-                calls=calls,
-                summary=summary,
-                now=now,
-            )
-        except Exception as exc:  # the chain fails closed for each judge; only reading the state raises
-            log.exception("reading the pending state for the judges failed")
-            message = f"could not read the pending state for the judges: {exc}"
-            verdict = Verdict.of([Finding("gate", Severity.BLOCK, message)])
-        else:
-            verdict = in_modes(verdict, self._modes, self.mode)
+        verdict = await self._chain.decide(
+            _BoundedReader(reader, self.judge_timeout_s * 2),
+            effects,
+            mode=self.mode,
+            transaction_id=transaction_id,
+            principal=principal,
+            calls=calls,
+            summary=summary,
+            now=now,
+        )
         return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
 
     def hung(self) -> tuple[HungEvaluation, ...]:
@@ -169,7 +178,7 @@ class CommitGate:
         return self._pool.hung()
 
     def pool_status(self) -> PoolStatus:
-        """The judge pool's threads, hung evaluations, quarantined judges and exhaustion; read-only."""
+        """The judge pool's threads, hung evaluations, quarantines (per agent) and exhaustion; read-only."""
         return self._pool.status()
 
     def unknown_tables(self, known: AbstractSet[str]) -> list[str]:
@@ -209,7 +218,9 @@ class _PoolExecution:
 
     async def run_sync(self, judge: Judge, context: CommitContext) -> object:
         """``judge(context)`` on a pool thread; on timeout the pool writes the evaluation off."""
-        job = self._pool.submit(judge.name, context.transaction_id, judge, context)
+        job = self._pool.submit(
+            judge.name, context.transaction_id, judge, context, principal=context.principal
+        )
         if isinstance(job, Refusal):
             raise JudgeRefused(job.message, job.evidence)
         try:
@@ -223,7 +234,7 @@ class _PoolExecution:
 
     async def run_async(self, judge: AsyncJudge, context: CommitContext) -> object:
         """``judge.evaluate(context)`` as a task, never awaited past its timeout plus one more to stop."""
-        refusal = self._pool.refusal(judge.name, thread=False)
+        refusal = self._pool.refusal(judge.name, context.principal, thread=False)
         if refusal is not None:
             raise JudgeRefused(refusal.message, refusal.evidence)
         started = self._clock.monotonic()
@@ -242,7 +253,7 @@ class _PoolExecution:
         try:
             await asyncio.wait((task,), timeout=self._timeout_s)
         finally:
-            self._abandon(judge.name, context.transaction_id, task, started)
+            self._abandon(judge.name, context, task, started)
         raise self._timed_out(judge.name)
 
     def _timed_out(self, judge: str) -> JudgeRefused:
@@ -250,13 +261,13 @@ class _PoolExecution:
         return JudgeRefused(f"judge {judge} did not answer within {self._timeout_s:g}s")
 
     def _abandon(
-        self, judge: str, transaction_id: str, task: asyncio.Future[Verdict], started: float
+        self, judge: str, context: CommitContext, task: asyncio.Future[Verdict], started: float
     ) -> None:
         """Stop caring about a cancelled ``task``; if it still runs, it is hung until it ends."""
         if task.done():
             _retrieve(task)
             return
-        token = self._pool.track_task(judge, transaction_id, started)
+        token = self._pool.track_task(judge, context.transaction_id, started, principal=context.principal)
 
         def ended(finished: asyncio.Future[Verdict]) -> None:
             self._pool.end_task(token)

@@ -12,20 +12,28 @@ commit of every agent waits behind them. This pool owns that problem:
   A written-off thread whose judge finally returns rejoins the healthy set
   if it is short, and ends otherwise. An evaluation given up while still
   queued is dropped: it never runs and holds nothing.
-* **Bound.** At most ``workers + max_hung`` threads ever exist. A judge with
-  ``max_hung_per_judge`` hung evaluations is *quarantined*: it is turned
-  away at once, without a thread, with a :class:`Refusal` naming it and how
-  long its oldest evaluation has hung; the quarantine lifts by itself when
-  one of them ends. With ``max_hung`` threads hung the pool is *exhausted*:
-  every synchronous evaluation is turned away until one ends. Async judges
-  hold no thread; one that ignored its cancellation is recorded with
-  :meth:`JudgePool.track_task` and counts toward its judge's quarantine, not
-  toward the thread bound.
-* **Report.** One ERROR line per hang (judge, transaction, how long it had
-  run), one when a judge is quarantined or the pool exhausted, a WARNING
-  when a hung evaluation ends or a quarantine lifts; :meth:`JudgePool.status`
-  and :meth:`JudgePool.hung` are read-only snapshots for health and admin
-  endpoints.
+* **Bound, per agent.** Every evaluation is submitted for a *principal*,
+  the agent whose commit it judges, so that one agent's hangs are held
+  against that agent only. A judge with ``max_hung_per_judge`` hung
+  evaluations for one agent is *quarantined for that agent*: it is turned
+  away at once for that agent's commits, without a thread, with a
+  :class:`Refusal` naming the judge, the agent and how long the oldest has
+  hung, and still runs for every other agent; the quarantine lifts by itself
+  when one of them ends. An agent with ``max_hung_per_agent`` hung
+  evaluations (of any judges) is *held back*: every judge is turned away for
+  its commits until one ends, so one agent cannot use up the hung-thread
+  budget (the bound is kept below ``max_hung``). At most ``workers +
+  max_hung`` threads ever exist; with ``max_hung`` threads hung (by several
+  agents) the pool is *exhausted*: every synchronous evaluation is turned
+  away until one ends. Async judges hold no thread; one that ignored its
+  cancellation is recorded with :meth:`JudgePool.track_task` and counts
+  toward its judge's quarantine and its agent's bound, not toward the
+  thread bound.
+* **Report.** One ERROR line per hang (judge, agent, transaction, how long
+  it had run), one when a judge is quarantined for an agent, an agent held
+  back or the pool exhausted, a WARNING when a hung evaluation ends or one of
+  those lifts; :meth:`JudgePool.status` and :meth:`JudgePool.hung` are
+  read-only snapshots for health and admin endpoints.
 
 One lock guards all state. A healthy evaluation costs one lock round on
 submission and two on its thread, no more than
@@ -70,6 +78,7 @@ class HungEvaluation:
     """One evaluation the gate gave up on that has not ended yet, as of the snapshot."""
 
     judge: str
+    principal: str
     transaction_id: str
     kind: HangKind
     started_at: datetime
@@ -78,13 +87,19 @@ class HungEvaluation:
 
 @dataclass(frozen=True, slots=True)
 class PoolStatus:
-    """A read-only snapshot of the pool: its threads, and the evaluations that hang, oldest first."""
+    """A read-only snapshot of the pool: its threads, and the evaluations that hang, oldest first.
+
+    ``quarantined`` holds the (judge, principal) pairs turned away, sorted;
+    ``held_back`` the principals turned away for every judge; ``exhausted``
+    says that every synchronous judge is turned away for every principal.
+    """
 
     workers: int
     threads: int
     max_threads: int
     hung: tuple[HungEvaluation, ...]
-    quarantined: tuple[str, ...]
+    quarantined: tuple[tuple[str, str], ...]
+    held_back: tuple[str, ...]
     exhausted: bool
 
 
@@ -107,6 +122,7 @@ class _State(enum.Enum):
 @dataclass(eq=False, slots=True)
 class _Hang:
     judge: str
+    principal: str
     transaction_id: str
     kind: HangKind
     started: float
@@ -117,6 +133,7 @@ class Job:
     """One submitted evaluation; await :attr:`future` for what ``call(argument)`` returned or raised."""
 
     judge: str
+    principal: str
     transaction_id: str
     call: Callable[[Any], object]
     argument: Any
@@ -136,7 +153,14 @@ def _settle(future: asyncio.Future[object], result: object, error: BaseException
 
 
 class JudgePool:
-    """``workers`` healthy threads for synchronous judges, plus at most ``max_hung`` written-off ones."""
+    """``workers`` healthy threads for synchronous judges, plus at most ``max_hung`` written-off ones.
+
+    ``max_hung_per_judge`` hung evaluations of one judge for one principal
+    quarantine that judge for that principal; ``max_hung_per_agent`` hung
+    evaluations for one principal hold it back, and take effect at most
+    ``max_hung - 1`` so that one principal never exhausts the pool alone
+    (``max_hung: 1`` leaves no room for that: one hang exhausts it).
+    """
 
     def __init__(
         self,
@@ -144,20 +168,25 @@ class JudgePool:
         workers: int = 4,
         max_hung: int = 16,
         max_hung_per_judge: int = 2,
+        max_hung_per_agent: int = 4,
         clock: Clock | None = None,
     ) -> None:
-        if min(workers, max_hung, max_hung_per_judge) < 1:
-            raise ValueError("workers, max_hung and max_hung_per_judge must each be at least 1")
+        if min(workers, max_hung, max_hung_per_judge, max_hung_per_agent) < 1:
+            raise ValueError(
+                "workers, max_hung, max_hung_per_judge and max_hung_per_agent must each be at least 1"
+            )
         self.workers = workers
         self.max_hung = max_hung
         self.max_hung_per_judge = max_hung_per_judge
+        self.max_hung_per_agent = max(1, min(max_hung_per_agent, max_hung - 1))
         self._clock = clock or SystemClock()
         self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[Job | None] = queue.SimpleQueue()
         self._threads: set[threading.Thread] = set()
         self._healthy = workers
         self._hung_threads = 0
-        self._hangs: dict[str, list[_Hang]] = {}
+        self._hangs: dict[tuple[str, str], list[_Hang]] = {}
+        self._by_agent: dict[str, int] = {}
         self._closed = False
         self._name = f"guard-judge-{next(_pools)}"
         self._spawned = itertools.count(1)
@@ -165,9 +194,15 @@ class JudgePool:
             self._spawn()
 
     def submit(
-        self, judge: str, transaction_id: str, call: Callable[[Any], object], argument: Any
+        self,
+        judge: str,
+        transaction_id: str,
+        call: Callable[[Any], object],
+        argument: Any,
+        *,
+        principal: str = "",
     ) -> Job | Refusal:
-        """Queue ``call(argument)`` for a healthy thread, or say why ``judge`` may not run now.
+        """Queue ``call(argument)`` for a healthy thread, or say why ``judge`` may not run for ``principal``.
 
         Call it on the event loop that will await the job's :attr:`Job.future`.
         """
@@ -175,17 +210,21 @@ class JudgePool:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the judge pool is closed")
-            refusal = self._refusal(judge, thread=True)
+            refusal = self._refusal(judge, principal, thread=True)
         if refusal is not None:
             return refusal
-        job = Job(judge, transaction_id, call, argument, future)
+        job = Job(judge, principal, transaction_id, call, argument, future)
         self._queue.put(job)
         return job
 
-    def refusal(self, judge: str, *, thread: bool) -> Refusal | None:
-        """Why ``judge`` may not run now (quarantined; for a ``thread``, also the pool exhausted), or None."""
+    def refusal(self, judge: str, principal: str = "", *, thread: bool) -> Refusal | None:
+        """Why ``judge`` may not run now for ``principal``, or None.
+
+        Quarantined for that principal, the principal held back, or, for a
+        ``thread``, the pool exhausted.
+        """
         with self._lock:
-            return self._refusal(judge, thread=thread)
+            return self._refusal(judge, principal, thread=thread)
 
     def write_off(self, job: Job) -> None:
         """The gate gave up on ``job``: drop it if queued; if running, its thread is hung and replaced."""
@@ -198,16 +237,17 @@ class JudgePool:
             job.state = _State.WRITTEN_OFF
             self._healthy -= 1
             self._hung_threads += 1
-            job.hang = _Hang(job.judge, job.transaction_id, HangKind.THREAD, job.started)
+            job.hang = _Hang(job.judge, job.principal, job.transaction_id, HangKind.THREAD, job.started)
             self._add_hang(job.hang)
             age, hung = self._clock.monotonic() - job.started, self._hung_threads
             replace = not self._closed and self._healthy + hung < self.workers + self.max_hung
             if replace:
                 self._healthy += 1
         log.error(
-            "judge %s hung: its evaluation for transaction %s still runs after %.2fs; "
+            "judge %s hung: its evaluation for agent %r, transaction %s, still runs after %.2fs; "
             "its thread is written off (%d of at most %d hung)",
             job.judge,
+            job.principal,
             job.transaction_id,
             age,
             hung,
@@ -222,19 +262,20 @@ class JudgePool:
             if job.state is _State.QUEUED:
                 job.state = _State.DROPPED
 
-    def track_task(self, judge: str, transaction_id: str, started: float) -> object:
+    def track_task(self, judge: str, transaction_id: str, started: float, *, principal: str = "") -> object:
         """Record an async evaluation that ignored its cancellation; hand the token to :meth:`end_task`.
 
         ``started`` is when it began, on the pool's clock's ``monotonic()``.
         """
-        hang = _Hang(judge, transaction_id, HangKind.TASK, started)
+        hang = _Hang(judge, principal, transaction_id, HangKind.TASK, started)
         with self._lock:
             self._add_hang(hang)
             age = self._clock.monotonic() - started
         log.error(
-            "judge %s hung: its evaluation for transaction %s ignored its cancellation and still runs "
-            "after %.2fs",
+            "judge %s hung: its evaluation for agent %r, transaction %s, ignored its cancellation and "
+            "still runs after %.2fs",
             judge,
+            principal,
             transaction_id,
             age,
         )
@@ -251,7 +292,7 @@ class JudgePool:
         return self.status().hung
 
     def status(self) -> PoolStatus:
-        """Threads, hung evaluations (oldest first), quarantined judges and whether the pool is exhausted."""
+        """Threads, hung evaluations (oldest first), who is turned away and whether the pool is exhausted."""
         with self._lock:
             now, wall = self._clock.monotonic(), self._clock.now()
             hangs = sorted((h for hs in self._hangs.values() for h in hs), key=lambda h: h.started)
@@ -262,6 +303,7 @@ class JudgePool:
                 hung=tuple(
                     HungEvaluation(
                         h.judge,
+                        h.principal,
                         h.transaction_id,
                         h.kind,
                         wall - timedelta(seconds=now - h.started),
@@ -270,8 +312,9 @@ class JudgePool:
                     for h in hangs
                 ),
                 quarantined=tuple(
-                    sorted(j for j, hs in self._hangs.items() if len(hs) >= self.max_hung_per_judge)
+                    sorted(key for key, hs in self._hangs.items() if len(hs) >= self.max_hung_per_judge)
                 ),
+                held_back=tuple(sorted(p for p, n in self._by_agent.items() if n >= self.max_hung_per_agent)),
                 exhausted=self._hung_threads >= self.max_hung,
             )
 
@@ -346,14 +389,22 @@ class JudgePool:
             job.state = _State.DROPPED
             return True
 
-    def _refusal(self, judge: str, *, thread: bool) -> Refusal | None:
-        mine = self._hangs.get(judge)
+    def _refusal(self, judge: str, principal: str, *, thread: bool) -> Refusal | None:
+        mine = self._hangs.get((judge, principal))
         if mine and len(mine) >= self.max_hung_per_judge:
             oldest = self._clock.monotonic() - min(h.started for h in mine)
             return Refusal(
-                f"judge {judge} is quarantined: {len(mine)} of its evaluations are hung, the oldest for "
-                f"{oldest:.1f}s; it runs again when they end",
-                {"hung": len(mine), "oldest_s": round(oldest, 3)},
+                f"judge {judge} is quarantined for agent {principal!r}: {len(mine)} of its evaluations "
+                f"for that agent's commits are hung, the oldest for {oldest:.1f}s; it runs again for that "
+                "agent when one of them ends",
+                {"hung": len(mine), "oldest_s": round(oldest, 3), "agent": principal},
+            )
+        held = self._by_agent.get(principal, 0)
+        if held >= self.max_hung_per_agent:
+            return Refusal(
+                f"judge {judge} was not run: agent {principal!r} has {held} hung judge evaluations "
+                f"(at most {self.max_hung_per_agent}); its commits are judged again when one of them ends",
+                {"hung": held, "agent": principal, "judges": self._agent_hangs(principal)},
             )
         if thread and self._hung_threads >= self.max_hung:
             counts = self._thread_hangs()
@@ -366,19 +417,34 @@ class JudgePool:
         return None
 
     def _thread_hangs(self) -> dict[str, int]:
-        counts = {
-            name: sum(h.kind is HangKind.THREAD for h in hs) for name, hs in sorted(self._hangs.items())
-        }
-        return {name: count for name, count in counts.items() if count}
+        counts: dict[str, int] = {}
+        for (name, _), hangs in sorted(self._hangs.items()):
+            threads = sum(h.kind is HangKind.THREAD for h in hangs)
+            if threads:
+                counts[name] = counts.get(name, 0) + threads
+        return counts
+
+    def _agent_hangs(self, principal: str) -> dict[str, int]:
+        return {name: len(hangs) for (name, who), hangs in sorted(self._hangs.items()) if who == principal}
 
     def _add_hang(self, hang: _Hang) -> None:
-        mine = self._hangs.setdefault(hang.judge, [])
+        mine = self._hangs.setdefault((hang.judge, hang.principal), [])
         mine.append(hang)
+        held = self._by_agent[hang.principal] = self._by_agent.get(hang.principal, 0) + 1
         if len(mine) == self.max_hung_per_judge:
             log.error(
-                "judge %s is quarantined: %d of its evaluations are hung; it blocks at once until one ends",
+                "judge %s is quarantined for agent %r: %d of its evaluations for that agent are hung; it "
+                "blocks that agent's commits at once until one ends",
                 hang.judge,
+                hang.principal,
                 len(mine),
+            )
+        if held == self.max_hung_per_agent:
+            log.error(
+                "agent %r is held back: %d judge evaluations of its commits are hung; every judge blocks its "
+                "commits at once until one ends",
+                hang.principal,
+                held,
             )
         if hang.kind is HangKind.THREAD and self._hung_threads == self.max_hung:
             log.error(
@@ -388,21 +454,28 @@ class JudgePool:
             )
 
     def _remove_hang(self, hang: _Hang) -> None:
-        mine = self._hangs.get(hang.judge, [])
+        key = (hang.judge, hang.principal)
+        mine = self._hangs.get(key, [])
         if hang not in mine:
             return
         mine.remove(hang)
+        held = self._by_agent[hang.principal] = self._by_agent[hang.principal] - 1
         age = self._clock.monotonic() - hang.started
         log.warning(
-            "judge %s: a hung evaluation for transaction %s ended after %.2fs",
+            "judge %s: a hung evaluation for agent %r, transaction %s, ended after %.2fs",
             hang.judge,
+            hang.principal,
             hang.transaction_id,
             age,
         )
         if len(mine) == self.max_hung_per_judge - 1:
-            log.warning("judge %s is no longer quarantined", hang.judge)
+            log.warning("judge %s is no longer quarantined for agent %r", hang.judge, hang.principal)
+        if held == self.max_hung_per_agent - 1:
+            log.warning("agent %r is no longer held back", hang.principal)
         if not mine:
-            del self._hangs[hang.judge]
+            del self._hangs[key]
+        if not held:
+            del self._by_agent[hang.principal]
         if hang.kind is HangKind.THREAD and self._hung_threads == self.max_hung - 1:
             log.warning("the judge pool is no longer exhausted")
 

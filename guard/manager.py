@@ -594,7 +594,13 @@ class TransactionManager:
         try:
             effects = await live.session.effects()
             return await self.gate.evaluate(
-                live.state.id, effects, live.trace, summary, live.session.reader, now=self.clock.now()
+                live.state.id,
+                effects,
+                live.trace,
+                summary,
+                live.session.reader,
+                now=self.clock.now(),
+                principal=live.state.principal,
             )
         except Exception as exc:
             log.exception("the commit gate of %s failed", live.state.id)

@@ -159,7 +159,9 @@ class Runtime:
         Each check takes the path a transaction takes: the audit store takes
         this instance's heartbeat (a write), the backend a write it rolls back
         (:meth:`~guard.backends.base.Backend.ping`); audit writes still waiting
-        for the store make the guard not ready.
+        for the store make the guard not ready, and so does a judge pool
+        exhausted by hung evaluations (every agent's commits refused; a judge
+        quarantined for one agent, or one agent held back, refuses only that agent's).
         """
         problems: dict[str, str] = {}
         try:
@@ -173,8 +175,9 @@ class Runtime:
         except Exception as exc:
             problems["backend"] = _one_line(exc)
         pool = self.manager.gate.pool_status()
+        # only an exhausted pool refuses every agent; a quarantine or a held-back agent refuses one
         if pool.exhausted:
-            problems["judges"] = f"the judge pool is exhausted by {pool.hung} hung evaluations"
+            problems["judges"] = f"the judge pool is exhausted by {len(pool.hung)} hung evaluations"
         return problems
 
 

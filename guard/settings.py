@@ -335,7 +335,17 @@ class CommitSettings(_Section):
         "before every synchronous judge blocks at once.",
     )
     max_hung_per_judge: int = Field(
-        2, ge=1, description="Hung evaluations after which a judge blocks at once until one of them ends."
+        2,
+        ge=1,
+        description="Hung evaluations of one judge for one agent's commits after which that judge blocks "
+        "that agent's commits at once (quarantined for that agent) until one of them ends.",
+    )
+    max_hung_per_agent: int = Field(
+        4,
+        ge=1,
+        description="Hung judge evaluations of one agent's commits after which every judge blocks that "
+        "agent's commits at once until one of them ends; at most max_hung_judges - 1 takes effect, so "
+        "that one agent cannot use up the hung threads of all.",
     )
     reap_interval_s: float = Field(5.0, gt=0)
     mode: Mode = Field(

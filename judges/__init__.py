@@ -27,9 +27,11 @@ if TYPE_CHECKING:
         AsyncJudge,
         Execution,
         Inline,
+        InMode,
         JudgeChain,
         is_async,
         judge_failure,
+        judge_modes,
     )
     from judges.classify import (
         Classification,
@@ -65,11 +67,9 @@ if TYPE_CHECKING:
     )
     from judges.grading import StateGrade, grade_state
     from judges.registry import (
-        InMode,
         JudgeFactory,
         JudgeRegistry,
         default_registry,
-        judge_modes,
         judges_from_config,
     )
     from judges.rounds import MAX_ROUNDS, Gathered, gather, gather_memory
@@ -90,6 +90,7 @@ if TYPE_CHECKING:
         CallRecord,
         CommitContext,
         Decision,
+        DeclaresModes,
         Finding,
         FollowUp,
         Judge,
@@ -99,6 +100,8 @@ if TYPE_CHECKING:
         Verdict,
         combine,
         commit_time,
+        failure_mode,
+        finding_modes,
         in_modes,
     )
 
@@ -120,10 +123,12 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "AsyncJudge",
         "Execution",
         "INLINE",
+        "InMode",
         "Inline",
         "JudgeChain",
         "is_async",
         "judge_failure",
+        "judge_modes",
     ),
     "judges.classify": (
         "Classification",
@@ -159,11 +164,9 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ),
     "judges.grading": ("StateGrade", "grade_state"),
     "judges.registry": (
-        "InMode",
         "JudgeFactory",
         "JudgeRegistry",
         "default_registry",
-        "judge_modes",
         "judges_from_config",
     ),
     "judges.rounds": ("Gathered", "MAX_ROUNDS", "gather", "gather_memory"),
@@ -183,6 +186,7 @@ _MODULES: dict[str, tuple[str, ...]] = {
     "judges.verdict": (
         "CallRecord",
         "CommitContext",
+        "DeclaresModes",
         "Decision",
         "Finding",
         "FollowUp",
@@ -193,6 +197,8 @@ _MODULES: dict[str, tuple[str, ...]] = {
         "Verdict",
         "combine",
         "commit_time",
+        "failure_mode",
+        "finding_modes",
         "in_modes",
     ),
 }
@@ -229,6 +235,7 @@ __all__ = [
     "CommitTimeUnknown",
     "ConfigError",
     "Decision",
+    "DeclaresModes",
     "DiffEntry",
     "DuplicateEffectJudge",
     "Effect",
@@ -287,7 +294,9 @@ __all__ = [
     "diff_fields",
     "diff_states",
     "effects_between",
+    "failure_mode",
     "failure_signature",
+    "finding_modes",
     "fold_changes",
     "gather",
     "gather_memory",

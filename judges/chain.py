@@ -6,15 +6,29 @@ caller fetch them once (and, for judges that follow up, in further rounds:
 the strongest decision wins (``block`` > ``escalate`` > ``allow``) and
 findings keep chain order. Judge names are unique in a chain.
 
+A judge's answer enters the chain once, through :meth:`Verdict.explained
+<judges.verdict.Verdict.explained>`: its decision is what its findings say,
+never less (``Verdict(ALLOW, [block finding])`` blocks).
+
 Fail closed, in the judge's place in the chain and in these words:
 
-* its rows could not be gathered (``queries`` or ``follow_up`` raised, or it
-  still named new rows after the last round): ``judge X failed: <problem>``;
+* its rows could not be gathered (``queries`` or ``follow_up`` raised, it
+  still named new rows after the last round, or the reader failed on its
+  rows): ``judge X failed: <problem>``;
 * it raised: ``judge X failed: <ExceptionType>: <message>`` (a judge that needs
   the commit time and got none raises :class:`CommitTimeUnknown` here);
 * it returned something else than a :class:`Verdict`: ``judge X returned <type>, not a Verdict``;
 * its :class:`Execution` did not run it to an answer (:class:`JudgeRefused`):
   the refusal's own text and evidence.
+
+Every such finding is made by one function and takes the judge's
+:func:`~judges.verdict.failure_mode`: a judge that could have stopped the
+commit blocks it in every guard mode; one all of whose findings would have
+been shadowed fails in shadow. :meth:`JudgeChain.decide` is the commit
+gate's whole verdict: the rounds, the judges, and the modes settled
+(:func:`~judges.verdict.in_modes`); it reads the rows of the judges that
+cannot stop the commit apart from the others' when a read fails, so that
+their failure never fails a judge that could.
 
 *How* a judge runs is an :class:`Execution`: :data:`INLINE` calls a
 synchronous judge (:class:`~judges.verdict.Judge`) and awaits an async one
@@ -32,7 +46,8 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
@@ -42,16 +57,31 @@ from judges.effects import Effect
 from judges.errors import JudgeRefused
 from judges.rounds import gather
 from judges.state import Query, StateReader, StateSnapshot
-from judges.verdict import CallRecord, CommitContext, Finding, FollowUp, Judge, Severity, Verdict, combine
+from judges.verdict import (
+    CallRecord,
+    CommitContext,
+    Finding,
+    FollowUp,
+    Judge,
+    Mode,
+    Severity,
+    Verdict,
+    combine,
+    failure_mode,
+    finding_modes,
+    in_modes,
+)
 
 __all__ = [
     "INLINE",
     "AsyncJudge",
     "Execution",
+    "InMode",
     "Inline",
     "JudgeChain",
     "is_async",
     "judge_failure",
+    "judge_modes",
 ]
 
 logger = logging.getLogger(__name__)
@@ -72,6 +102,50 @@ class AsyncJudge(Protocol):
 def is_async(judge: Judge | AsyncJudge) -> TypeIs[AsyncJudge]:
     """Whether ``judge`` is awaited (an :class:`AsyncJudge` with a coroutine ``evaluate``)."""
     return inspect.iscoroutinefunction(getattr(judge, "evaluate", None))
+
+
+class InMode:
+    """A judge with the mode its chain entry gave it; everything else is the judge's own.
+
+    The mode is data for the gate (:func:`judge_modes`, :func:`judges.in_modes`),
+    which applies it to every finding named after the judge that declares no
+    mode of its own, its failures included (:attr:`finding_modes`).
+    """
+
+    def __init__(self, judge: Judge | AsyncJudge, mode: Mode) -> None:
+        self.judge = judge
+        self.mode = mode
+
+    def __repr__(self) -> str:
+        return f"InMode({self.judge!r}, {self.mode.value})"
+
+    @property
+    def name(self) -> str:
+        return self.judge.name
+
+    @property
+    def finding_modes(self) -> frozenset[Mode | None]:
+        """The judge's findings' modes, with this entry's mode for those that declare none."""
+        return frozenset(self.mode if mode is None else mode for mode in finding_modes(self.judge))
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return self.judge.queries(effects)
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        if is_async(self.judge):
+            raise TypeError(f"judge {self.judge.name} is awaited: call its evaluate")
+        return self.judge(context)
+
+    def __getattr__(self, attribute: str) -> Any:
+        # evaluate, follow_up, tables_named, ...: present exactly when the judge has them
+        if attribute == "judge":
+            raise AttributeError(attribute)
+        return getattr(self.judge, attribute)
+
+
+def judge_modes(judges: Iterable[Judge | AsyncJudge]) -> dict[str, Mode]:
+    """The modes chain entries gave their judges, by judge name."""
+    return {judge.name: judge.mode for judge in judges if isinstance(judge, InMode)}
 
 
 class Execution(Protocol):
@@ -109,13 +183,19 @@ class _SyncOnly(Inline):
 _SYNC_ONLY = _SyncOnly()
 
 
-def judge_failure(name: str, problem: str) -> Verdict:
-    """The blocking verdict for judge ``name`` that failed with ``problem`` (one line)."""
-    return _blocked(name, f"judge {name} failed: {problem}")
+def judge_failure(
+    name: str, problem: str, *, mode: Mode | None = None, evidence: Mapping[str, Any] | None = None
+) -> Verdict:
+    """The blocking verdict for judge ``name`` that failed with ``problem`` (one line), in ``mode``.
+
+    ``mode`` is the failed judges' :func:`~judges.verdict.failure_mode`; None follows the guard's.
+    """
+    return _failed(name, f"judge {name} failed: {problem}", mode, evidence)
 
 
-def _blocked(name: str, message: str, evidence: Mapping[str, Any] | None = None) -> Verdict:
-    return Verdict.of([Finding(name, Severity.BLOCK, message, evidence=evidence or {})])
+def _failed(name: str, message: str, mode: Mode | None, evidence: Mapping[str, Any] | None = None) -> Verdict:
+    """The one maker of failure findings: a block in the mode of the findings the judge could have given."""
+    return Verdict.of([Finding(name, Severity.BLOCK, message, evidence=evidence or {}, mode=mode)])
 
 
 class JudgeChain:
@@ -131,9 +211,20 @@ class JudgeChain:
         self.name = name
         self.judges: tuple[Judge | AsyncJudge, ...] = tuple(judges)
         self.execution = execution
+        self.entry_modes = judge_modes(self.judges)
+        self._failing = {judge.name: failure_mode([judge]) for judge in self.judges}
+        self._apart = {
+            guard: frozenset(name for name, mode in self._failing.items() if (mode or guard) is Mode.SHADOW)
+            for guard in Mode
+        }
 
     def __repr__(self) -> str:
         return f"JudgeChain({[judge.name for judge in self.judges]!r})"
+
+    @property
+    def finding_modes(self) -> frozenset[Mode | None]:
+        """The modes its judges' findings may declare (a chain is itself a judge)."""
+        return frozenset().union(*(finding_modes(judge) for judge in self.judges))
 
     def queries(self, effects: Sequence[Effect]) -> list[Query]:
         seen: dict[Query, None] = {}
@@ -176,18 +267,62 @@ class JudgeChain:
         effects: Sequence[Effect],
         *,
         transaction_id: str,
+        principal: str = "",
+        calls: Sequence[CallRecord] = (),
+        summary: str = "",
+        now: datetime | None = None,
+        apart: AbstractSet[str] = frozenset(),
+    ) -> Verdict:
+        """Read the judges' rows in rounds and run the judges; modes are not settled (see :meth:`decide`).
+
+        ``now`` is the commit time the judges see, ``principal`` the agent
+        whose commit it is. A read that fails fails the judges whose rows it
+        carried; ``apart`` names judges whose rows are then read again apart
+        from the others' (:func:`judges.rounds.read_rounds`).
+        """
+        effects = tuple(effects)
+        gathered = await gather(self.judges, effects, reader.fetch, apart=apart)
+        context = CommitContext(
+            transaction_id, effects, tuple(calls), summary, gathered.snapshot, now, principal
+        )
+        return await self._judge(context, gathered.failures, self.execution)
+
+    async def decide(
+        self,
+        reader: StateReader,
+        effects: Sequence[Effect],
+        *,
+        mode: Mode,
+        transaction_id: str,
+        principal: str = "",
         calls: Sequence[CallRecord] = (),
         summary: str = "",
         now: datetime | None = None,
     ) -> Verdict:
-        """The commit gate in one call: read the judges' rows in rounds, run the judges.
+        """The commit gate's verdict under guard mode ``mode``: :meth:`run`, then each finding's mode settled.
 
-        ``now`` is the commit time the judges see. The reader's errors propagate.
+        The rows of the judges that cannot stop the commit under ``mode`` are
+        read apart from the others' when a read fails. Never raises for a
+        judge or a read; anything else that goes wrong fails every judge (in
+        :func:`~judges.verdict.failure_mode` of them all), named after the chain.
         """
-        effects = tuple(effects)
-        gathered = await gather(self.judges, effects, reader.fetch)
-        context = CommitContext(transaction_id, effects, tuple(calls), summary, gathered.snapshot, now)
-        return await self._judge(context, gathered.failures, self.execution)
+        try:
+            verdict = await self.run(
+                reader,
+                effects,
+                transaction_id=transaction_id,
+                principal=principal,
+                calls=calls,
+                summary=summary,
+                now=now,
+                apart=self._apart[mode],
+            )
+        except Exception as exc:
+            logger.exception("the judge chain %s failed", self.name)
+            verdict = _failed(
+                self.name, f"the judges could not run: {type(exc).__name__}: {exc}", failure_mode(self.judges)
+            )
+        return in_modes(verdict, self.entry_modes, mode)
 
     def _unnamed(self, effects: Sequence[Effect]) -> dict[str, str]:
         """The judges whose ``queries`` raise on ``effects`` (rows not gathered by this chain), and why."""
@@ -207,27 +342,31 @@ class JudgeChain:
         for judge in self.judges:
             problem = failures.get(judge.name)
             if problem is None:
-                verdicts.append(await _verdict(judge, context, execution))
+                verdicts.append(await self._verdict(judge, context, execution))
             else:
-                verdicts.append(judge_failure(judge.name, problem))
+                verdicts.append(judge_failure(judge.name, problem, mode=self._failing[judge.name]))
         return combine(verdicts)
 
-
-async def _verdict(judge: Judge | AsyncJudge, context: CommitContext, execution: Execution) -> Verdict:
-    """``judge``'s verdict on ``context`` run by ``execution``, or the blocking verdict that it failed."""
-    try:
-        if is_async(judge):
-            answer = await execution.run_async(judge, context)
-        else:
-            answer = await execution.run_sync(judge, context)
-    except JudgeRefused as refused:
-        return _blocked(judge.name, refused.message, refused.evidence)
-    except Exception as exc:
-        logger.exception("judge %s failed", judge.name)
-        return judge_failure(judge.name, f"{type(exc).__name__}: {exc}")
-    if not isinstance(answer, Verdict):
-        return _blocked(judge.name, f"judge {judge.name} returned {type(answer).__name__}, not a Verdict")
-    return answer
+    async def _verdict(
+        self, judge: Judge | AsyncJudge, context: CommitContext, execution: Execution
+    ) -> Verdict:
+        """``judge``'s answer on ``context`` by ``execution`` (explained), or the verdict that it failed."""
+        mode = self._failing[judge.name]
+        try:
+            if is_async(judge):
+                answer = await execution.run_async(judge, context)
+            else:
+                answer = await execution.run_sync(judge, context)
+        except JudgeRefused as refused:
+            return _failed(judge.name, refused.message, mode, refused.evidence)
+        except Exception as exc:
+            logger.exception("judge %s failed", judge.name)
+            return judge_failure(judge.name, f"{type(exc).__name__}: {exc}", mode=mode)
+        if not isinstance(answer, Verdict):
+            return _failed(
+                judge.name, f"judge {judge.name} returned {type(answer).__name__}, not a Verdict", mode
+            )
+        return answer.explained(judge.name, mode)
 
 
 def _completed(run: Coroutine[Any, Any, Verdict]) -> Verdict:

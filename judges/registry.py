@@ -14,8 +14,9 @@ kind and its options::
 
 Any entry may say ``mode: shadow`` (its judge's findings are recorded and the
 commit goes ahead) or ``mode: enforce`` (they act even when the guard runs in
-shadow); the judge is then an :class:`InMode` and :func:`judge_modes` reads
-the modes back by judge name. A rule's own ``mode`` wins over its entry's.
+shadow); the judge is then a :class:`~judges.chain.InMode` and
+:func:`~judges.chain.judge_modes` reads the modes back by judge name. A
+rule's own ``mode`` wins over its entry's, for its pack's failures too.
 
 Built-in kinds: ``rules``, ``failed_write``, ``duplicate_effect``,
 ``non_terminal_status``, ``no_effect`` (``claims: default`` uses
@@ -27,12 +28,11 @@ here, at the configuration boundary; a bad entry is one :class:`ConfigError`.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from judges.chain import AsyncJudge, JudgeChain, is_async
-from judges.effects import Effect
+from judges.chain import AsyncJudge, InMode, JudgeChain
 from judges.errors import ConfigError, RuleLoadError, SchemaError
 from judges.rules import load_rule_pack
 from judges.schemas import (
@@ -44,7 +44,6 @@ from judges.schemas import (
     RulesOptions,
     validate,
 )
-from judges.state import Query
 from judges.trace import (
     DEFAULT_CLAIMS,
     DuplicateEffectJudge,
@@ -53,9 +52,9 @@ from judges.trace import (
     NonTerminalStatusJudge,
     StatusSpec,
 )
-from judges.verdict import CommitContext, Judge, Mode, Verdict
+from judges.verdict import Judge
 
-__all__ = ["InMode", "JudgeFactory", "JudgeRegistry", "default_registry", "judge_modes", "judges_from_config"]
+__all__ = ["JudgeFactory", "JudgeRegistry", "default_registry", "judges_from_config"]
 
 JudgeFactory = Callable[[Mapping[str, Any], Path], Judge | AsyncJudge]
 """Builds a judge from its options and the directory relative paths resolve against."""
@@ -101,44 +100,6 @@ class JudgeRegistry:
             return JudgeChain(judges, name=name)
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
-
-
-class InMode:
-    """A judge with the mode its chain entry gave it; everything else is the judge's own.
-
-    The mode is data for the gate (:func:`judge_modes`, :func:`judges.in_modes`),
-    which applies it to every finding named after the judge, its failures included.
-    """
-
-    def __init__(self, judge: Judge | AsyncJudge, mode: Mode) -> None:
-        self.judge = judge
-        self.mode = mode
-
-    def __repr__(self) -> str:
-        return f"InMode({self.judge!r}, {self.mode.value})"
-
-    @property
-    def name(self) -> str:
-        return self.judge.name
-
-    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
-        return self.judge.queries(effects)
-
-    def __call__(self, context: CommitContext) -> Verdict:
-        if is_async(self.judge):
-            raise TypeError(f"judge {self.judge.name} is awaited: call its evaluate")
-        return self.judge(context)
-
-    def __getattr__(self, attribute: str) -> Any:
-        # evaluate, follow_up, tables_named, ...: present exactly when the judge has them
-        if attribute == "judge":
-            raise AttributeError(attribute)
-        return getattr(self.judge, attribute)
-
-
-def judge_modes(judges: Iterable[Judge | AsyncJudge]) -> dict[str, Mode]:
-    """The modes chain entries gave their judges, by judge name."""
-    return {judge.name: judge.mode for judge in judges if isinstance(judge, InMode)}
 
 
 def _rules(options: Mapping[str, Any], base_dir: Path) -> Judge:

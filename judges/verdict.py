@@ -5,12 +5,25 @@ The commit gate combines verdicts; the strongest decision wins
 (``block`` > ``escalate`` > ``allow``). Warnings are findings that do not
 change the decision.
 
+A verdict's decision is what its enforced findings say: never below the
+strongest of them (a verdict that understates them is raised where a
+judge's answer enters the chain, :meth:`Verdict.explained`, so
+``Verdict(ALLOW, [block finding])`` blocks), and a decision above them is
+explained by a finding of its own.
+
 Shadow mode: a finding whose :class:`Mode` is ``shadow`` is kept in its
 verdict but never counts toward the decision; :attr:`Verdict.would_decide`
 is the decision had it been enforced. A finding's mode is the one its rule
 declares, else its judge's (``judges.chain[i].mode``), else the guard's
 (``commit.mode``); :func:`in_modes` settles the last two. A finding whose
 mode is not settled (None) is enforced.
+
+Failing closed in every mode: a judge that cannot answer stands for every
+finding it could have given. A judge says which modes its findings may
+declare (:class:`DeclaresModes`; a rule pack, its rules' modes), and its
+failure finding takes :func:`failure_mode`: enforced whatever the guard's
+mode when one of them says enforce, the guard's when one follows it, and
+shadowed only when every one would be shadowed.
 """
 
 from __future__ import annotations
@@ -29,6 +42,7 @@ __all__ = [
     "CallRecord",
     "CommitContext",
     "Decision",
+    "DeclaresModes",
     "Finding",
     "FollowUp",
     "Judge",
@@ -38,6 +52,8 @@ __all__ = [
     "Verdict",
     "combine",
     "commit_time",
+    "failure_mode",
+    "finding_modes",
     "in_modes",
 ]
 
@@ -66,11 +82,15 @@ class Severity(StrEnum):
 
     @property
     def decision(self) -> Decision:
-        return {
-            Severity.WARN: Decision.ALLOW,
-            Severity.ESCALATE: Decision.ESCALATE,
-            Severity.BLOCK: Decision.BLOCK,
-        }[self]
+        return _SEVERITY_DECISION[self]
+
+
+# built once: the gate reads a finding's decision for every finding of every verdict
+_SEVERITY_DECISION = {
+    Severity.WARN: Decision.ALLOW,
+    Severity.ESCALATE: Decision.ESCALATE,
+    Severity.BLOCK: Decision.BLOCK,
+}
 
 
 class Mode(StrEnum):
@@ -141,6 +161,23 @@ class Verdict:
         shadowed = _strongest(f for f in self.findings if f.shadow)
         return shadowed if shadowed.rank > self.decision.rank else self.decision
 
+    def explained(self, judge: str, mode: Mode | None = None) -> Verdict:
+        """This verdict, as judge ``judge`` answered it, with the decision its findings say.
+
+        Never below the strongest finding not shadowed (``Verdict(ALLOW, [block])``
+        blocks); a decision above them gets a finding of ``judge`` that says so,
+        in ``mode`` (the judge's :func:`failure_mode`), so that a judge whose
+        findings would all be shadowed does not decide by its bare decision.
+        Returns ``self`` when the decision already is what the findings say.
+        """
+        said = _strongest(f for f in self.findings if not f.shadow)
+        if said is self.decision:
+            return self
+        if said.rank > self.decision.rank:
+            return Verdict(said, self.findings)
+        message = f"judge {judge} decided {self.decision.value} without a finding that says why"
+        return Verdict.of([*self.findings, Finding(judge, _SEVERITY[self.decision], message, mode=mode)])
+
 
 def _strongest(findings: Iterable[Finding], floor: Decision = Decision.ALLOW) -> Decision:
     decision = floor
@@ -150,6 +187,50 @@ def _strongest(findings: Iterable[Finding], floor: Decision = Decision.ALLOW) ->
     return decision
 
 
+_SEVERITY = {Decision.ESCALATE: Severity.ESCALATE, Decision.BLOCK: Severity.BLOCK}
+
+
+@runtime_checkable
+class DeclaresModes(Protocol):
+    """A judge that says which modes its findings may declare (None: a finding that declares none).
+
+    The chain reads it to settle the judge's failures (:func:`failure_mode`).
+    A judge that does not say is taken to give only findings that declare no
+    mode (they follow its chain entry's mode, else the guard's), as the
+    built-in trace judges do; a judge whose findings declare a mode must say
+    so, or its failures would follow the guard's mode where its findings would not.
+    """
+
+    @property
+    def finding_modes(self) -> frozenset[Mode | None]: ...
+
+
+_FOLLOWS: frozenset[Mode | None] = frozenset({None})
+
+
+def finding_modes(judge: object) -> frozenset[Mode | None]:
+    """The modes ``judge``'s findings may declare: its :class:`DeclaresModes` answer, else ``{None}``."""
+    # duck-typed: isinstance against a runtime-checkable protocol costs tens of µs a judge
+    modes = getattr(judge, "finding_modes", None)
+    return modes if isinstance(modes, frozenset) else _FOLLOWS
+
+
+def failure_mode(judges: Iterable[object]) -> Mode | None:
+    """The mode of a finding that stands for what ``judges`` could not say, because they failed.
+
+    ``enforce`` when a finding of theirs may say enforce (it would have acted
+    whatever the guard's mode); None, the guard's mode, when one may follow
+    it; else ``shadow``: every finding they could give would be shadowed
+    (also when they give none), so their failure is recorded and decides nothing.
+    """
+    modes: set[Mode | None] = set()
+    for judge in judges:
+        modes |= finding_modes(judge)
+    if Mode.ENFORCE in modes:
+        return Mode.ENFORCE
+    return None if None in modes else Mode.SHADOW
+
+
 def in_modes(verdict: Verdict, judges: Mapping[str, Mode], default: Mode) -> Verdict:
     """``verdict`` with each unsettled finding's mode settled and the decision taken again.
 
@@ -157,7 +238,9 @@ def in_modes(verdict: Verdict, judges: Mapping[str, Mode], default: Mode) -> Ver
     (``judges``, by judge name), else ``default`` (the guard's). Only a
     shadow is written down: an unsettled finding is enforced. The decision
     is the strongest enforced finding's, and never below what the verdict
-    decided beyond its findings (a judge that blocked without a finding).
+    decided beyond its findings (a judge that blocked without a finding;
+    the chain explains those first, :meth:`Verdict.explained`). A failure
+    finding comes already settled by :func:`failure_mode` where it can be.
     """
     if default is Mode.ENFORCE and Mode.SHADOW not in judges.values():
         return verdict
@@ -204,6 +287,8 @@ class CommitContext:
     ``now`` is the commit time by the guard's clock (timezone-aware; the
     benchmark's frozen scenario clock there), or None when the caller has no
     clock; a judge that needs it and finds None must not guess (rules fail closed).
+    ``principal`` is the agent whose transaction it is (the guard's agent name),
+    empty when the caller has none.
     """
 
     transaction_id: str
@@ -212,6 +297,7 @@ class CommitContext:
     summary: str = ""
     state: StateSnapshot = field(default_factory=StateSnapshot)
     now: datetime | None = None
+    principal: str = ""
 
 
 @runtime_checkable

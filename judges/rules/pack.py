@@ -16,7 +16,9 @@ its rendered message and hint, and its ``mode`` when it declares one. A rule tha
 error, a result that is not a bool, a lookup that failed or was not fetched,
 ``now`` when the commit has no time) yields a blocking finding that names
 the rule, in the rule's mode: the pack fails closed (a shadowed rule's
-failure is shadowed too).
+failure is shadowed too). :attr:`RulePack.finding_modes` names its rules'
+modes, so that a pack that cannot answer at all fails in the mode its
+findings would have had (:func:`judges.failure_mode`).
 """
 
 from __future__ import annotations
@@ -118,6 +120,11 @@ class RulePack:
 
     def __repr__(self) -> str:
         return f"RulePack({self.name!r}, {len(self.rules)} rules, source={self.source!r})"
+
+    @property
+    def finding_modes(self) -> frozenset[Mode | None]:
+        """The modes its rules declare (None for a rule that declares none): its findings' modes."""
+        return frozenset(rule.mode for rule in self.rules)
 
     @property
     def tables_named(self) -> frozenset[str]:

@@ -147,6 +147,15 @@ async def serving(app: Any) -> AsyncIterator[str]:
         sock.close()
 
 
+async def until(condition: Callable[[], bool], deadline_s: float = 10.0) -> None:
+    """Poll ``condition`` until it holds (another thread makes it so); fail after ``deadline_s``."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + deadline_s
+    while not condition():
+        assert loop.time() < end, "the condition did not hold in time"
+        await asyncio.sleep(0.005)
+
+
 def free_port() -> int:
     """A loopback port nothing listens on now (for a ``guard serve`` process to bind)."""
     with socket.socket() as sock:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
-from judges import CommitContext, Effect, Finding, Query, Severity, Verdict
+from judges import CommitContext, Decision, Effect, Finding, Query, Severity, Verdict, load_rule_pack
 
 
 @dataclass(frozen=True)
@@ -38,3 +41,45 @@ class CommitTime:
     def __call__(self, context: CommitContext) -> Verdict:
         at = "unknown" if context.now is None else context.now.isoformat()
         return Verdict.of([Finding(self.name, Severity.BLOCK, f"committed at {at}")])
+
+
+class HangingPack:
+    """A rule pack that answers only once :attr:`release` is set (for the commits ``hangs_on`` picks:
+    those touching the tickets it names, else every one); everything else is the pack's own."""
+
+    def __init__(self, path: str, hangs_on: Sequence[int] = ()) -> None:
+        self.pack = load_rule_pack(Path(path))
+        self.name = self.pack.name
+        self.release = threading.Event()
+        self.calls = 0
+        self._hangs_on = frozenset(hangs_on)
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return self.pack.queries(effects)
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        self.calls += 1
+        if not self._hangs_on or any(
+            e.table == "tickets" and e.key[0] in self._hangs_on for e in context.effects
+        ):
+            self.release.wait(30)
+        return self.pack(context)
+
+    def __getattr__(self, attribute: str) -> Any:
+        # follow_up, tables_named, ...: the pack's own
+        if attribute == "pack":
+            raise AttributeError(attribute)
+        return getattr(self.pack, attribute)
+
+
+@dataclass(frozen=True)
+class Understated:
+    """Allows every commit while its own finding says block: a verdict that understates its findings."""
+
+    name: str = "understated"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        return Verdict(Decision.ALLOW, (Finding(self.name, Severity.BLOCK, "this commit must not go ahead"),))

@@ -21,11 +21,14 @@ from judges import (
     Finding,
     JudgeChain,
     MemoryState,
+    Mode,
     Query,
     Severity,
     StateSnapshot,
     Verdict,
+    parse_rule_pack,
 )
+from tests.guard.conftest import until
 
 EFFECT = Effect(
     "tickets",
@@ -287,17 +290,10 @@ class Quick:
         return Verdict.allow()
 
 
-async def commit(gate: CommitGate, transaction_id: str, effect: Effect = EFFECT) -> Verdict:
-    return (await gate.evaluate(transaction_id, [effect], [], "summary", STATE)).verdict
-
-
-async def until(condition: Callable[[], bool], deadline_s: float = 10.0) -> None:
-    """Poll ``condition`` until it holds; fail after ``deadline_s``."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + deadline_s
-    while not condition():
-        assert loop.time() < end, "the condition did not hold in time"
-        await asyncio.sleep(0.005)
+async def commit(
+    gate: CommitGate, transaction_id: str, effect: Effect = EFFECT, principal: str = "agent-a"
+) -> Verdict:
+    return (await gate.evaluate(transaction_id, [effect], [], "summary", STATE, principal=principal)).verdict
 
 
 def messages(verdict: Verdict) -> list[tuple[str, str]]:
@@ -322,24 +318,30 @@ async def test_a_hung_judge_is_quarantined_and_the_judges_beside_it_keep_decidin
             assert verdict.decision is Decision.BLOCK
             (quarantined, beside) = verdict.findings
             assert quarantined.judge == "stuck"
-            assert quarantined.message.startswith("judge stuck is quarantined: 2 of its evaluations are hung")
+            assert quarantined.message.startswith(
+                "judge stuck is quarantined for agent 'agent-a': 2 of its evaluations for that agent's"
+            )
             assert "the oldest for " in quarantined.message
             assert quarantined.evidence["hung"] == 2
             assert (beside.judge, beside.message) == ("ok", "ok says warn")
         assert stuck.calls == ["t0", "t1"]
         hung = gate.hung()
-        assert [(h.judge, h.transaction_id, h.kind) for h in hung] == [
-            ("stuck", "t0", HangKind.THREAD),
-            ("stuck", "t1", HangKind.THREAD),
+        assert [(h.judge, h.principal, h.transaction_id, h.kind) for h in hung] == [
+            ("stuck", "agent-a", "t0", HangKind.THREAD),
+            ("stuck", "agent-a", "t1", HangKind.THREAD),
         ]
         assert hung[0].age_s >= hung[1].age_s > 0
         status = gate.pool_status()
-        assert (status.quarantined, status.exhausted, status.threads) == (("stuck",), False, 4 + 2)
+        assert (status.quarantined, status.exhausted, status.threads) == (
+            (("stuck", "agent-a"),),
+            False,
+            4 + 2,
+        )
         assert threading.active_count() - before <= 4 + 2
         hang_lines = [r for r in caplog.records if r.levelno == logging.ERROR and "hung:" in r.getMessage()]
-        assert [r.args[:2] for r in hang_lines if isinstance(r.args, tuple)] == [
-            ("stuck", "t0"),
-            ("stuck", "t1"),
+        assert [r.args[:3] for r in hang_lines if isinstance(r.args, tuple)] == [
+            ("stuck", "agent-a", "t0"),
+            ("stuck", "agent-a", "t1"),
         ]
     finally:
         stuck.release.set()
@@ -356,7 +358,9 @@ async def test_a_judge_that_hangs_on_some_inputs_leaves_every_worker_to_the_othe
     the judge (several at once) still get its verdict, and the threads stay bounded."""
     stuck = Stuck(hangs_on=lambda context: context.effects[0].key == (666,))
     before = threading.active_count()
-    gate = CommitGate([stuck], judge_timeout_s=TIMEOUT_S, workers=2, max_hung=8, max_hung_per_judge=8)
+    gate = CommitGate(
+        [stuck], judge_timeout_s=TIMEOUT_S, workers=2, max_hung=8, max_hung_per_judge=8, max_hung_per_agent=8
+    )
     try:
         for n in range(5):
             assert messages(await commit(gate, f"bad{n}", BAD)) == [("stuck", f"judge stuck {TIMED_OUT}")]
@@ -375,42 +379,49 @@ async def test_a_judge_that_hangs_on_some_inputs_leaves_every_worker_to_the_othe
 
 
 async def test_when_the_hung_threads_reach_their_bound_every_sync_judge_blocks_at_once() -> None:
-    """Requirement G22: hung evaluations are bounded: once ``max_hung`` threads hang, every
-    synchronous judge blocks at once, naming the hung judges, and no thread is added; an async
-    judge, which holds no thread, still decides; the pool recovers when the hung judges end."""
+    """Requirement G22: hung evaluations are bounded: an agent whose commits hung ``max_hung_per_agent``
+    evaluations has every judge turned away, async ones included; once ``max_hung`` threads hang (two
+    agents' commits here) every synchronous judge blocks at once for every agent, naming the hung
+    judges, and no thread is added; an async judge, which holds no thread, still decides for the other
+    agents; the pool recovers when the hung judges end."""
     first, second, quick, ok = Stuck("first"), Stuck("second"), Quick(), Fixed("ok")
     gate = CommitGate(
         [first, second, quick, ok], judge_timeout_s=TIMEOUT_S, workers=2, max_hung=3, max_hung_per_judge=2
     )
     exhausted = "the judge pool is exhausted by 3 hung evaluations (first (2), second (1))"
+    held = "agent 'a' has 2 hung judge evaluations (at most 2); its commits are judged again when one of "
+    held += "them ends"
     try:
-        assert messages(await commit(gate, "t0")) == [
+        assert messages(await commit(gate, "t0", principal="a")) == [
             ("first", f"judge first {TIMED_OUT}"),
             ("second", f"judge second {TIMED_OUT}"),
+            ("quick", f"judge quick was not run: {held}"),
+            ("ok", f"judge ok was not run: {held}"),
         ]
-        assert messages(await commit(gate, "t1")) == [
+        assert messages(await commit(gate, "t1", principal="b")) == [
             ("first", f"judge first {TIMED_OUT}"),
             ("second", f"judge second was not run: {exhausted}"),
             ("ok", f"judge ok was not run: {exhausted}"),
         ]
-        later = messages(await commit(gate, "t2"))
-        assert later[0][1].startswith("judge first is quarantined: 2 of its evaluations are hung")
-        assert later[1:] == [
-            ("second", f"judge second was not run: {exhausted}"),
-            ("ok", f"judge ok was not run: {exhausted}"),
+        assert messages(await commit(gate, "t2", principal="a")) == [
+            (name, f"judge {name} was not run: {held}") for name in ("first", "second", "quick", "ok")
         ]
-        assert (first.calls, second.calls, len(ok.seen)) == (["t0", "t1"], ["t0"], 1)
-        assert quick.calls == ["t0", "t1", "t2"]
+        assert messages(await commit(gate, "t3", principal="c")) == [
+            (name, f"judge {name} was not run: {exhausted}") for name in ("first", "second", "ok")
+        ]
+        assert (first.calls, second.calls, len(ok.seen)) == (["t0", "t1"], ["t0"], 0)
+        assert quick.calls == ["t1", "t3"]
         status = gate.pool_status()
-        assert (status.exhausted, status.quarantined) == (True, ("first",))
+        assert (status.exhausted, status.quarantined, status.held_back) == (True, (), ("a",))
         assert status.threads == status.max_threads == 2 + 3
     finally:
         first.release.set()
         second.release.set()
     await until(lambda: not gate.hung())
-    assert messages(await commit(gate, "t3")) == []
-    assert (first.calls[-1], second.calls[-1], quick.calls[-1]) == ("t3", "t3", "t3")
-    assert gate.pool_status().threads == 2
+    assert messages(await commit(gate, "t4", principal="a")) == []
+    assert (first.calls[-1], second.calls[-1], quick.calls[-1]) == ("t4", "t4", "t4")
+    status = gate.pool_status()
+    assert (status.threads, status.exhausted, status.held_back) == (2, False, ())
     gate.close()
 
 
@@ -426,13 +437,13 @@ async def test_an_async_judge_that_ignores_its_cancellation_cannot_hang_the_gate
         for verdict in verdicts[:2]:
             assert messages(verdict) == [("stubborn", f"judge stubborn {TIMED_OUT}"), ("ok", "ok says warn")]
         (quarantined, beside) = verdicts[2].findings
-        assert quarantined.message.startswith("judge stubborn is quarantined: 2 of its evaluations are hung")
+        assert quarantined.message.startswith("judge stubborn is quarantined for agent 'agent-a': 2 of its")
         assert beside.message == "ok says warn"
         assert stubborn.calls == ["t0", "t1"]
         assert stubborn.cancelled >= 2
-        assert [(h.judge, h.transaction_id, h.kind) for h in gate.hung()] == [
-            ("stubborn", "t0", HangKind.TASK),
-            ("stubborn", "t1", HangKind.TASK),
+        assert [(h.judge, h.principal, h.transaction_id, h.kind) for h in gate.hung()] == [
+            ("stubborn", "agent-a", "t0", HangKind.TASK),
+            ("stubborn", "agent-a", "t1", HangKind.TASK),
         ]
     finally:
         stubborn.release.set()
@@ -440,3 +451,139 @@ async def test_an_async_judge_that_ignores_its_cancellation_cannot_hang_the_gate
     assert messages(await commit(gate, "t3")) == [("ok", "ok says warn")]
     assert stubborn.calls[-1] == "t3"
     gate.close()
+
+
+# -- failing closed in every mode, and one agent's hangs kept to that agent -----------------------------
+
+ENFORCED_PACK = """\
+name: closing
+rules:
+  - id: no-closing
+    when: {table: tickets, changed: [status]}
+    require: "effect.after.status != 'closed'"
+    decision: block
+    message: "ticket {{effect.key}} may not be closed"
+    mode: MODE
+"""
+
+
+class StuckPack(Stuck):
+    """A rule pack that hangs until released; its rules' modes are the pack's."""
+
+    def __init__(self, mode: str) -> None:
+        super().__init__("closing")
+        self.pack = parse_rule_pack(ENFORCED_PACK.replace("MODE", mode), "closing.yaml")
+
+    def __getattr__(self, attribute: str) -> object:
+        if attribute == "pack":
+            raise AttributeError(attribute)
+        return getattr(self.pack, attribute)
+
+
+async def test_a_pack_whose_rule_says_enforce_blocks_under_a_shadow_guard_when_it_cannot_answer() -> None:
+    """Requirements G5, G32: timed out, then quarantined, a pack whose rule says ``mode: enforce`` blocks
+    the commit under ``commit.mode: shadow`` as it would had it answered; a pack whose rules all say
+    shadow fails in shadow (recorded, the commit allowed)."""
+    enforced, shadowed = StuckPack("enforce"), StuckPack("shadow")
+    shadowed.name = "trial"
+    gate = CommitGate([enforced], judge_timeout_s=TIMEOUT_S, mode=Mode.SHADOW)
+    trial = CommitGate([shadowed], judge_timeout_s=TIMEOUT_S, mode=Mode.ENFORCE)
+    try:
+        for n in range(3):
+            verdict = await commit(gate, f"t{n}")
+            assert verdict.decision is Decision.BLOCK
+            assert [(f.judge, f.shadow) for f in verdict.findings] == [("closing", False)]
+            tried = await commit(trial, f"t{n}")
+            assert tried.decision is Decision.ALLOW
+            assert [(f.judge, f.shadow) for f in tried.findings] == [("trial", True)]
+            assert tried.would_decide is Decision.BLOCK
+        assert "quarantined" in verdict.findings[0].message
+        assert "quarantined" in tried.findings[0].message
+    finally:
+        enforced.release.set()
+        shadowed.release.set()
+    await until(lambda: not gate.hung() and not trial.hung())
+    gate.close()
+    trial.close()
+
+
+@pytest.mark.parametrize(
+    ("said", "decided"),
+    [
+        (Verdict(Decision.ALLOW, (Finding("j", Severity.BLOCK, "no"),)), Decision.BLOCK),
+        (Verdict(Decision.ALLOW, (Finding("j", Severity.ESCALATE, "ask"),)), Decision.ESCALATE),
+        (Verdict(Decision.ESCALATE, (Finding("j", Severity.BLOCK, "no"),)), Decision.BLOCK),
+    ],
+)
+async def test_a_verdict_that_understates_its_findings_does_not_commit(
+    said: Verdict, decided: Decision
+) -> None:
+    """Requirement G35: the gate's decision is at least the strongest enforced finding's."""
+
+    class Says(Raising):
+        name = "j"
+
+        def __call__(self, context: CommitContext) -> Verdict:
+            return said
+
+    verdict = await evaluate(Says(), Fixed("ok"))
+    assert verdict.decision is decided
+    assert verdict.findings == said.findings
+
+
+async def test_one_agents_hung_evaluations_quarantine_the_judge_for_that_agent_only() -> None:
+    """Requirement G22: two hangs caused by one agent's commits quarantine the judge for that agent; every
+    other agent's commits still get its verdict, and the pool's status says whose quarantine it is."""
+    stuck = Stuck(hangs_on=lambda context: context.transaction_id.startswith("m"))
+    gate = CommitGate([stuck], judge_timeout_s=TIMEOUT_S, workers=2)
+    try:
+        for n in range(2):
+            verdict = await agent_commit(gate, f"m{n}", "mallory")
+            assert messages(verdict) == [("stuck", f"judge stuck {TIMED_OUT}")]
+        (refused,) = (await agent_commit(gate, "m2", "mallory")).findings
+        assert refused.message.startswith(
+            "judge stuck is quarantined for agent 'mallory': 2 of its evaluations"
+        )
+        assert refused.evidence["agent"] == "mallory"
+        assert messages(await agent_commit(gate, "a0", "alice")) == []
+        status = gate.pool_status()
+        assert (status.quarantined, status.exhausted) == ((("stuck", "mallory"),), False)
+        assert [(h.judge, h.principal, h.transaction_id) for h in gate.hung()] == [
+            ("stuck", "mallory", "m0"),
+            ("stuck", "mallory", "m1"),
+        ]
+    finally:
+        stuck.release.set()
+    await until(lambda: not gate.hung())
+    assert messages(await agent_commit(gate, "m3", "mallory")) == []
+    gate.close()
+
+
+async def test_one_agent_cannot_use_up_the_hung_threads_of_every_agent() -> None:
+    """Requirement G22: an agent whose commits left ``max_hung_per_agent`` evaluations hung is turned
+    away for every judge, its own commits blocked at once; the pool keeps its other hung threads for the
+    other agents, which still get every judge's verdict."""
+    judges = [
+        Stuck(f"s{n}", hangs_on=lambda context: context.transaction_id.startswith("m")) for n in range(4)
+    ]
+    gate = CommitGate(judges, judge_timeout_s=TIMEOUT_S, workers=2, max_hung=4, max_hung_per_agent=2)
+    try:
+        verdict = await agent_commit(gate, "m0", "mallory")
+        assert [m for _, m in messages(verdict)][:2] == [f"judge s0 {TIMED_OUT}", f"judge s1 {TIMED_OUT}"]
+        assert all(
+            m.startswith(f"judge {j} was not run: agent 'mallory' has 2 hung judge evaluations")
+            for j, m in messages(verdict)[2:]
+        )
+        assert messages(await agent_commit(gate, "a0", "alice")) == []
+        status = gate.pool_status()
+        assert (status.exhausted, status.held_back, len(status.hung)) == (False, ("mallory",), 2)
+    finally:
+        for judge in judges:
+            judge.release.set()
+    await until(lambda: not gate.hung())
+    assert gate.pool_status().held_back == ()
+    gate.close()
+
+
+async def agent_commit(gate: CommitGate, transaction_id: str, principal: str) -> Verdict:
+    return (await gate.evaluate(transaction_id, [EFFECT], [], "summary", STATE, principal=principal)).verdict

@@ -21,6 +21,7 @@ from guard.edge.http import create_app
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade
+from judges import Effect, EffectKind, MemoryState
 from tests.guard.conftest import demo_settings, no_sleep, serving, ticket_status
 
 
@@ -209,6 +210,43 @@ async def test_readyz_names_a_backend_that_does_not_answer(
             "problems": {"backend": "ConnectionRefusedError: the system of record is down"},
         }
     finally:
+        await runtime.stop()
+
+
+async def test_readyz_stays_ready_while_one_agent_is_held_back_and_not_once_the_pool_is_exhausted(
+    tmp_path: Path, provider: TracerProvider
+) -> None:
+    """Requirement G22: a judge quarantined for one agent blocks only that agent's commits, so the guard
+    is still ready; hung evaluations of several agents that exhaust the pool make it unready, counted."""
+    (tmp_path / "any.yaml").write_text(
+        "name: any\nrules:\n"
+        "  - {id: r, when: {table: tickets}, require: 'true', decision: block, message: m}\n"
+    )
+    entry = {
+        "judge": "python",
+        "target": "tests.guard.sample_judges:HangingPack",
+        "path": str(tmp_path / "any.yaml"),
+    }
+    commit = {"judge_timeout_s": 0.05, "max_hung_judges": 2, "max_hung_per_judge": 1}
+    settings = demo_settings(tmp_path, commit=commit, judges={"chain": [entry]})
+    runtime = build_runtime(settings, clock=FixedClock(), provider=provider, sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    (pack,) = [judge for judge in runtime.manager.gate.judges if judge.name == "any"]
+    effect = Effect("tickets", (21,), EffectKind.UPDATE, {"id": 21}, {"id": 21}, ())
+    try:
+        for agent in ("mallory", "eve"):
+            result = await runtime.manager.gate.evaluate(
+                "t", [effect], [], "", MemoryState({}), principal=agent
+            )
+            assert result.verdict.findings[0].message == "judge any did not answer within 0.05s"
+            if agent == "mallory":
+                assert runtime.manager.gate.pool_status().quarantined == (("any", "mallory"),)
+                assert await runtime.ready() == {}
+        assert await runtime.ready() == {"judges": "the judge pool is exhausted by 2 hung evaluations"}
+    finally:
+        pack.release.set()  # type: ignore[attr-defined]
         await runtime.stop()
 
 

@@ -304,6 +304,81 @@ async def test_the_judges_see_the_commit_time_by_the_guards_clock(tmp_path: Path
     assert reply["findings"][0]["message"] == "committed at 2025-10-01T13:01:30+00:00"
 
 
+HOLD_NEEDS_A_NOTE = """\
+name: holding
+rules:
+  - id: hold-needs-a-note
+    when: {table: tickets, changed: [status]}
+    require: "effect.after.status != 'hold' || effect.after.note != null"
+    decision: block
+    message: "ticket {{effect.key}} is on hold without a note"
+"""
+
+
+async def test_one_agents_hung_judge_blocks_only_that_agents_commits(tmp_path: Path) -> None:
+    """Requirement G22: a judge that hangs on one agent's commits is quarantined for that agent (its
+    third commit is refused at once); another agent's commits still get the judge's verdict."""
+    (tmp_path / "holding.yaml").write_text(HOLD_NEEDS_A_NOTE)
+    entry = {
+        "judge": "python",
+        "target": "tests.guard.sample_judges:HangingPack",
+        "path": str(tmp_path / "holding.yaml"),
+        "hangs_on": [20],
+    }
+    settings = demo_settings(tmp_path, commit={"judge_timeout_s": 0.05}, judges={"chain": [entry]})
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    (pack,) = [judge for judge in runtime.manager.gate.judges if judge.name == "holding"]
+    try:
+        async with agent_client(runtime, "mallory") as mallory:
+            await mallory.call_tool("update_ticket", {"ticket_id": 20, "status": "hold"}, meta=meta("m-1"))
+            replies = [
+                body(await mallory.call_tool("guard_commit", {"summary": "hold"}, meta=meta("m-1")))
+                for _ in range(3)
+            ]
+        assert [r["status"] for r in replies] == ["blocked", "blocked", "rolled_back"]
+        async with agent_client(runtime, "alice") as alice:
+            await alice.call_tool("update_ticket", {"ticket_id": 21, "status": "hold"}, meta=meta("a-1"))
+            held = body(await alice.call_tool("guard_commit", {"summary": "hold"}, meta=meta("a-1")))
+            assert held["status"] == "blocked"
+            assert held["findings"][0]["message"] == "ticket 21 is on hold without a note"
+            await alice.call_tool(
+                "update_ticket",
+                {"ticket_id": 21, "status": "hold", "note": "waits for the carrier"},
+                meta=meta("a-1"),
+            )
+            done = body(await alice.call_tool("guard_commit", {"summary": "hold"}, meta=meta("a-1")))
+        assert done["status"] == "committed"
+        assert pack.calls == 2 + 2  # type: ignore[attr-defined]
+        assert replies[2]["findings"][0]["message"].startswith(
+            "judge holding is quarantined for agent 'mallory': 2 of its evaluations"
+        )
+    finally:
+        pack.release.set()  # type: ignore[attr-defined]
+        await runtime.stop()
+    assert ticket_status(settings, 21) == "hold"
+
+
+async def test_a_judge_that_allows_with_a_blocking_finding_blocks_the_commit(tmp_path: Path) -> None:
+    """Requirement G35: ``Verdict(ALLOW, [block finding])`` does not commit; the agent reads the finding."""
+    settings = demo_settings(
+        tmp_path, judges={"chain": [{"judge": "python", "target": "tests.guard.sample_judges:Understated"}]}
+    )
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        async with agent_client(runtime) as agent:
+            await agent.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"}, meta=meta("u-1"))
+            reply = body(await agent.call_tool("guard_commit", {"summary": "done"}, meta=meta("u-1")))
+    finally:
+        await runtime.stop()
+    assert reply["status"] == "blocked"
+    assert [f["message"] for f in reply["findings"]] == ["this commit must not go ahead"]
+    assert ticket_status(settings, 21) == "open"
+
+
 def test_a_bad_judge_entry_is_a_config_error(tmp_path: Path) -> None:
     settings = demo_settings(tmp_path, judges={"chain": [{"judge": "python", "target": "nowhere:Thing"}]})
     with pytest.raises(ConfigError, match="cannot load python judge 'nowhere:Thing'"):

@@ -189,6 +189,46 @@ async def test_a_chain_entry_in_shadow_lets_its_judges_findings_through(
     assert ticket_status(settings, 21) == "closed"
 
 
+@pytest.mark.parametrize(("rule_mode", "blocked"), [("enforce", True), ("shadow", False), (None, False)])
+async def test_a_pack_that_cannot_answer_blocks_a_shadow_guard_exactly_when_its_rules_could(
+    tmp_path: Path, provider: TracerProvider, rule_mode: str | None, blocked: bool
+) -> None:
+    """Requirements G5, G32: under ``commit.mode: shadow`` a pack whose rule says ``mode: enforce`` and that
+    does not answer in time blocks the commit (its answer could have); a pack whose rules would all be
+    shadowed lets it through and its failure is recorded as a would-block."""
+    (tmp_path / "closing.yaml").write_text(
+        CLOSED_STAYS_OPEN + (f"    mode: {rule_mode}\n" if rule_mode else "")
+    )
+    entry = {
+        "judge": "python",
+        "target": "tests.guard.sample_judges:HangingPack",
+        "path": str(tmp_path / "closing.yaml"),
+    }
+    settings = demo_settings(
+        tmp_path, commit={"mode": "shadow", "judge_timeout_s": 0.05}, judges={"chain": [entry]}
+    )
+    runtime = build_runtime(settings, clock=FixedClock(), provider=provider, sleep=no_sleep)
+    await upgrade(runtime.audit_engine)
+    (pack,) = [judge for judge in runtime.manager.gate.judges if judge.name == "closing"]
+    try:
+        async with serving(create_app(runtime)) as url:
+            async with Client(f"{url}/mcp/t/hung-1") as client:
+                await client.call_tool("update_ticket", {"ticket_id": 21, "status": "closed"})
+                reply = body(await client.call_tool("guard_commit", {"summary": "closed"}))
+            assert await would_block_ids(url) == ([] if blocked else ["hung-1"])
+    finally:
+        pack.release.set()  # type: ignore[attr-defined]
+    if blocked:
+        assert reply["status"] == "blocked"
+        assert [(f["judge"], f["message"]) for f in reply["findings"]] == [
+            ("closing", "judge closing did not answer within 0.05s")
+        ]
+        assert ticket_status(settings, 21) == "open"
+    else:
+        assert (reply["status"], reply["findings"]) == ("committed", [])
+        assert ticket_status(settings, 21) == "closed"
+
+
 # -- the one definition, on every audit ------------------------------------------------------------------
 
 

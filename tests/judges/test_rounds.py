@@ -195,3 +195,59 @@ def test_the_round_limit_is_a_parameter(rounds: int) -> None:
     gathered = gather_memory([ManagerOnLeave()], [TICKET], OFFICE, max_rounds=rounds)
     assert gathered.rounds == rounds
     assert gathered.failures == {"manager": f"it still named rows to read after {rounds} rounds"}
+
+
+@dataclass
+class Reads:
+    """A judge that reads the rows it is given, in one round."""
+
+    name: str
+    wanted: tuple[Query, ...]
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return self.wanted
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        return Verdict.allow()
+
+
+GONE = Query.of("nowhere", None, id=1)
+"""A row of a table the reader does not have: its fetch fails."""
+
+
+async def test_a_failed_fetch_fails_the_judges_whose_rows_it_carried_and_the_rounds_go_on() -> None:
+    """Requirement G5: the judges whose rows a failed fetch carried fail, each in its words; a judge that
+    named no rows that round is judged, and a follow-up judge's later rounds are still read."""
+    reader = RecordingReader(OFFICE)
+    judges = [Reads("bad", (GONE,)), Reads("beside", (Query.of("users", None, id=7),)), ManagerOnLeave()]
+    gathered = await gather(judges, [TICKET], reader.fetch)
+    problem = "could not read the pending state: KeyError: \"unknown table 'nowhere'\""
+    assert gathered.failures == {"bad": problem, "beside": problem, "manager": problem}
+    assert len(reader.fetches) == 1
+    assert gathered.rounds == 1
+
+
+async def test_the_rows_of_judges_set_apart_are_read_apart_when_a_fetch_fails() -> None:
+    """Requirement G5: a failed fetch is read again in two parts, the other judges' rows (a row both
+    want included) and then the rows of the judges set apart (those that cannot stop the commit), so
+    that a shadowed judge's bad lookup fails that judge alone; the rounds go on for the others."""
+    reader = RecordingReader(OFFICE)
+    shared = Query.of("users", None, id=7)
+    judges = [Reads("trial", (GONE, shared)), ManagerOnLeave(), Reads("kept", (shared,))]
+    gathered = await gather(judges, [TICKET], reader.fetch, apart={"trial"})
+    assert reader.fetches[:3] == [
+        [GONE, shared, Query.of("users", 1, id=7)],
+        [shared, Query.of("users", 1, id=7)],
+        [GONE],
+    ]
+    assert gathered.failures == {
+        "trial": "could not read the pending state: KeyError: \"unknown table 'nowhere'\""
+    }
+    assert gathered.snapshot.rows(Query.of("employees", 1, id="E2"))[0]["on_leave"] is True
+    assert (gathered.rounds, len(reader.fetches)) == (5, 5)
+
+
+def test_memory_rounds_fail_the_same_way() -> None:
+    """Requirement G5."""
+    gathered = gather_memory([Reads("trial", (GONE,)), Reads("kept", ())], [TICKET], OFFICE, apart={"trial"})
+    assert list(gathered.failures) == ["trial"]
