@@ -54,6 +54,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from guard.clock import Clock, SystemClock
+from guard.errors import ConfigError
 from guard.judge_pool import HungEvaluation, JudgePool, PoolStatus, Refusal
 from judges import (
     AsyncJudge,
@@ -181,13 +182,19 @@ class CommitGate:
         """The judge pool's threads, hung evaluations, quarantines (per agent) and exhaustion; read-only."""
         return self._pool.status()
 
-    def unknown_tables(self, known: AbstractSet[str]) -> list[str]:
-        """For each judge that names tables outside ``known``: which (a judge for them would never fire)."""
-        return [
+    def check_tables(self, known: AbstractSet[str], backend: str) -> None:
+        """Refuse (:class:`ConfigError`) judges that name tables outside ``known``, the tables of
+        ``backend``: a judge for them would never fire, so the policy would fail open in silence."""
+        problems = [
             f"judge {judge.name} names {', '.join(map(repr, unknown))}"
             for judge in self.judges
             if isinstance(judge, NamesTables) and (unknown := sorted(judge.tables_named - known))
         ]
+        if problems:
+            raise ConfigError(
+                f"{'; '.join(problems)}: the backend {backend} has no such table "
+                f"(it has {', '.join(sorted(known)) or 'none'})"
+            )
 
     def close(self) -> None:
         """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""

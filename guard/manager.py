@@ -36,7 +36,6 @@ from guard.clock import Clock
 from guard.errors import (
     AuditError,
     BackendError,
-    ConfigError,
     GuardError,
     HeldElsewhere,
     InvalidArguments,
@@ -124,15 +123,6 @@ class TransactionManager:
             if own is not None and own in self._tools:
                 raise GuardError(f"the backend has a tool named {own!r}; set commit.{setting}")
 
-    def _check_tables(self) -> None:
-        """Refuse judges written for tables the backend does not have (they would never fire)."""
-        known = self.backend.tables
-        if problems := self.gate.unknown_tables(known):
-            raise ConfigError(
-                f"{'; '.join(problems)}: the backend {self.backend.name} has no such table "
-                f"(it has {', '.join(sorted(known)) or 'none'})"
-            )
-
     def tool(self, name: str) -> Tool:
         spec = self._tools.get(name)
         if spec is None:
@@ -165,7 +155,7 @@ class TransactionManager:
         self._tools = {spec.name: spec for spec in self.backend.tools}
         try:
             self._check_own_names()
-            self._check_tables()
+            self.gate.check_tables(self.backend.tables, self.backend.name)
             settled = await self.ledger.settle_previous()
         except BaseException:
             await self.backend.close()
@@ -239,6 +229,13 @@ class TransactionManager:
         return reaped
 
     # -- transactions ----------------------------------------------------------------------
+
+    def _by_id(self, transaction_id: str) -> LiveTxn:
+        """An open transaction named by an operator (no key: the admin API, the console)."""
+        live = self._live.get(transaction_id)
+        if live is None:
+            raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        return live
 
     def live(self, transaction_id: str) -> TxnState | None:
         live = self._live.get(transaction_id)
@@ -533,9 +530,7 @@ class TransactionManager:
         return await self._shielded(live, lambda: self._commit(live, summary, via))
 
     async def commit_by_id(self, transaction_id: str, summary: str, *, via: str = "admin") -> CommitReply:
-        live = self._live.get(transaction_id)
-        if live is None:
-            raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._commit(live, summary, via))
 
     async def _commit(self, live: LiveTxn, summary: str, via: str) -> CommitReply:
@@ -717,9 +712,7 @@ class TransactionManager:
         return await self._shielded(live, lambda: self._rollback(live, reason, via))
 
     async def rollback_by_id(self, transaction_id: str, reason: str, *, via: str = "admin") -> CommitReply:
-        live = self._live.get(transaction_id)
-        if live is None:
-            raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._rollback(live, reason, via))
 
     async def _rollback(self, live: LiveTxn, reason: str, via: str) -> CommitReply:
@@ -730,9 +723,7 @@ class TransactionManager:
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
         """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""
-        live = self._live.get(transaction_id)
-        if live is None:
-            raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._review(live, approve, reviewer))
 
     async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
