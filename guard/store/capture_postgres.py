@@ -14,9 +14,10 @@ Installed once (:meth:`PostgresCapture.install`, needs DDL rights on the tables)
   a tool that switches ``guard.capture`` off is recorded all the same.
 * ``BEFORE TRUNCATE`` statement triggers on the same tables and every
   descendant (row triggers never fire for ``TRUNCATE``).
-* an event trigger on ``ddl_command_start``, one per schema of the guard,
-  that refuses schema changes in that guard's transactions; it needs a
-  superuser. A role that may not create it is warned once at start, and its
+* an event trigger on ``ddl_command_start``, one for the database (its
+  function in the schema ``guard_events``), that refuses schema changes in
+  guarded transactions; it needs a superuser. A role that may not create it
+  is warned once at start (with the statements a superuser runs once), and its
   schema changes are refused at commit instead (below).
 
 Per connection, the change table keeps out every row its capture function did
@@ -62,7 +63,7 @@ from guard.store.refusals import (
     refusal,
 )
 
-__all__ = ["PostgresCapture", "Tally", "event_trigger_script", "unjudged"]
+__all__ = ["EVENT_TRIGGER_SCRIPT", "PostgresCapture", "Tally", "unjudged"]
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +98,14 @@ BEGIN
   RAISE EXCEPTION USING ERRCODE = '{REFUSAL_SQLSTATE}', MESSAGE = '{OWN_CHANGES_TEXT.replace("'", "''")}';
 END $$
 """
-# an event trigger fires for every session of the database: this one refuses only in the guarded
-# transactions of the guard whose schema it belongs to
+# one event trigger for the database, its function in a schema of its own: it outlives any one guard's
+# schema (a benchmark world's comes and goes), since a function dropped while another session's schema
+# change is about to call it fails that session's statement ("cache lookup failed for function")
+_EVENTS = "guard_events"
+_EVENT_TRIGGER_NAME = "guard_refuse_ddl"
 _REFUSE_DDL_FUNCTION = (
-    "CREATE OR REPLACE FUNCTION {function}() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN "
-    "IF current_setting('guard.capture', true) = 'on' AND current_setting('guard.schema', true) = {schema} "
+    f"CREATE OR REPLACE FUNCTION {_EVENTS}.refuse_ddl() RETURNS event_trigger LANGUAGE plpgsql AS $$ BEGIN "
+    "IF current_setting('guard.capture', true) = 'on' "
     f"THEN RAISE EXCEPTION USING ERRCODE = '{REFUSAL_SQLSTATE}', MESSAGE = format("
     f"'%s {REFUSED}: a schema change cannot be judged; make it outside the guard', tg_tag); "
     "END IF; END $$"
@@ -115,9 +119,7 @@ _CHANGE_TABLE = (
     "DO INSTEAD SELECT guard_refuse_change()",
 )
 _EVENT_TRIGGER = text(
-    "SELECT s.schema, s.name, e.evtenabled::text AS enabled "
-    "FROM (SELECT current_schema() AS schema, left('guard_refuse_ddl_' || current_schema(), 63) AS name) s "
-    "LEFT JOIN pg_event_trigger e ON e.evtname = s.name"
+    f"SELECT evtenabled::text FROM pg_event_trigger WHERE evtname = '{_EVENT_TRIGGER_NAME}'"
 )
 _CHANGES = "SELECT tbl, op, old, new FROM pg_temp.guard_changes ORDER BY seq"
 _CATALOGS = text("SELECT oid FROM pg_class WHERE relnamespace = 'pg_catalog'::regnamespace AND relkind = 'r'")
@@ -253,32 +255,29 @@ async def _install_family(
             )
 
 
-def event_trigger_script(schema: str, name: str) -> tuple[str, ...]:
-    """The statements that install the event trigger ``name`` for the guard whose functions are in
-    ``schema``. Its function runs for every session's schema change, so whoever runs them owns it (a
-    superuser), not the guard's role."""
-    function = f"{_quote(schema)}.guard_refuse_ddl"
-    literal = "'" + schema.replace("'", "''") + "'"
-    return (
-        _REFUSE_DDL_FUNCTION.format(function=function, schema=literal),
-        f"ALTER FUNCTION {function}() OWNER TO CURRENT_USER",
-        f"CREATE EVENT TRIGGER {_quote(name)} ON ddl_command_start EXECUTE FUNCTION {function}()",
-        f"ALTER EVENT TRIGGER {_quote(name)} ENABLE ALWAYS",
-    )
+EVENT_TRIGGER_SCRIPT = (
+    f"CREATE SCHEMA IF NOT EXISTS {_EVENTS}",
+    _REFUSE_DDL_FUNCTION,
+    f"ALTER FUNCTION {_EVENTS}.refuse_ddl() OWNER TO CURRENT_USER",
+    f"CREATE EVENT TRIGGER {_EVENT_TRIGGER_NAME} ON ddl_command_start "
+    f"EXECUTE FUNCTION {_EVENTS}.refuse_ddl()",
+    f"ALTER EVENT TRIGGER {_EVENT_TRIGGER_NAME} ENABLE ALWAYS",
+)
+"""The statements that install the database's event trigger against schema changes in guarded
+transactions. Its function runs for every session's schema change, so whoever runs them owns it (a
+superuser), not a guard's role."""
 
 
 async def _install_event_trigger(conn: AsyncConnection) -> None:
-    """The event trigger that refuses schema changes in this guard's transactions (one per schema, so it
-    goes with the schema's functions). One in place is left as it is (a superuser may have installed it
-    for a guard whose role may not); a role that may not create it is told what it loses, and how."""
-    row = (await conn.execute(_EVENT_TRIGGER)).one()
-    if row.enabled == "A":
+    """The database's event trigger that refuses schema changes in guarded transactions. One in place is
+    left as it is (a superuser may have installed it for a guard whose role may not); a role that may not
+    create it is told what it loses, and how to mend it."""
+    if (await conn.execute(_EVENT_TRIGGER)).scalar() == "A":
         return
-    script = event_trigger_script(row.schema, row.name)
     try:
         async with conn.begin_nested():
-            await conn.exec_driver_sql(f"DROP EVENT TRIGGER IF EXISTS {_quote(row.name)}")
-            for statement in script:
+            await conn.exec_driver_sql(f"DROP EVENT TRIGGER IF EXISTS {_EVENT_TRIGGER_NAME}")
+            for statement in EVENT_TRIGGER_SCRIPT:
                 await conn.exec_driver_sql(statement)
     except DBAPIError as exc:
         if getattr(exc.orig, "sqlstate", None) != REFUSAL_SQLSTATE:
@@ -286,8 +285,8 @@ async def _install_event_trigger(conn: AsyncConnection) -> None:
         log.warning(
             "the guard's database role may not create event triggers: a schema change inside a guarded "
             "transaction runs, and the transaction is refused at commit, not at the statement. To refuse it "
-            "at the statement, have a superuser run: %s",
-            "; ".join(script),
+            "at the statement, have a superuser run once in this database: %s",
+            "; ".join(EVENT_TRIGGER_SCRIPT),
         )
 
 
@@ -337,11 +336,7 @@ class PostgresCapture:
         for table in sorted(self._tables, key=lambda t: heads[t.name].ancestors):
             await _install_family(conn, table.name, await _family(conn, table), captured)
         catalog = _catalog_rows([int(oid) for oid in (await conn.execute(_CATALOGS)).scalars()])
-        self._begin = (
-            "SELECT pg_catalog.set_config('guard.capture', 'on', true), "
-            "pg_catalog.set_config('guard.schema', pg_catalog.current_schema(), true), "
-            f"{catalog} AS catalog"
-        )
+        self._begin = f"SELECT pg_catalog.set_config('guard.capture', 'on', true), {catalog} AS catalog"
         self._check = f"SELECT {catalog} AS catalog, u.uncaptured FROM ({_UNCAPTURED}) u"
 
     async def prepare(self, conn: AsyncConnection, info: dict[Any, Any]) -> None:

@@ -10,9 +10,10 @@ carries them is refused.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any
 
 import asyncpg
@@ -24,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
-from guard.store.capture_postgres import event_trigger_script
+from guard.store.capture_postgres import EVENT_TRIGGER_SCRIPT
 from guard.store.engine import create_engine
 from tests.guard.test_unjudged_writes import (
     SCHEMA,
@@ -165,17 +166,16 @@ async def test_reflected_partitions_start_and_are_captured_once(family_engine: A
         await backend.close()
 
 
-@pytest.fixture
-def plain_role(postgres_url: str, postgres_schema: str) -> Iterator[str]:
-    """A throwaway role that is no superuser and owns what it creates in the test's schema; its URL."""
-    import asyncio
-
-    parsed = make_url(postgres_url)
-    role = f"guard_plain_{uuid.uuid4().hex[:10]}"
+def _admin(url: str, database: str | None = None) -> Callable[..., Coroutine[Any, Any, None]]:
+    """Statements run one by one as the test server's superuser, in ``database`` (default: the URL's)."""
+    parsed = make_url(url)
 
     async def run(*statements: str) -> None:
         conn = await asyncpg.connect(
-            host=parsed.host, port=parsed.port or 5432, user=parsed.username, database=parsed.database
+            host=parsed.host,
+            port=parsed.port or 5432,
+            user=parsed.username,
+            database=database or parsed.database,
         )
         try:
             for statement in statements:
@@ -183,21 +183,38 @@ def plain_role(postgres_url: str, postgres_schema: str) -> Iterator[str]:
         finally:
             await conn.close()
 
-    asyncio.run(
-        run(
-            f'CREATE ROLE "{role}" LOGIN NOSUPERUSER',
-            f'GRANT USAGE, CREATE ON SCHEMA "{postgres_schema}" TO "{role}"',
-        )
-    )
-    yield parsed.set(username=role).render_as_string(hide_password=False)
-    asyncio.run(run(f'DROP OWNED BY "{role}"', f'DROP ROLE "{role}"'))
+    return run
+
+
+@pytest.fixture(scope="module")
+def plain_database(postgres_url: str) -> Iterator[tuple[str, str]]:
+    """A database of its own (no guard has installed the event trigger in it) and a role that is no
+    superuser: (the database's name, the role's name)."""
+    name = f"guard_plain_{uuid.uuid4().hex[:10]}"
+    admin = _admin(postgres_url)
+    asyncio.run(admin(f'CREATE ROLE "{name}" LOGIN NOSUPERUSER', f'CREATE DATABASE "{name}"'))
+    yield name, name
+    asyncio.run(admin(f'DROP DATABASE "{name}" WITH (FORCE)', f'DROP ROLE "{name}"'))
+
+
+@pytest.fixture
+def plain_role(postgres_url: str, plain_database: tuple[str, str]) -> Iterator[tuple[str, str]]:
+    """The plain role's URL (its own database) and a fresh schema it owns there."""
+    database, role = plain_database
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    admin = _admin(postgres_url, database)
+    asyncio.run(admin(f'CREATE SCHEMA "{schema}" AUTHORIZATION "{role}"'))
+    url = make_url(postgres_url).set(username=role, database=database)
+    yield url.render_as_string(hide_password=False), schema
+    asyncio.run(admin(f'DROP SCHEMA "{schema}" CASCADE'))
 
 
 @pytest.fixture
 async def plain_backend(
-    plain_role: str, postgres_schema: str, caplog: pytest.LogCaptureFixture
+    plain_role: tuple[str, str], caplog: pytest.LogCaptureFixture
 ) -> AsyncIterator[SqlBackend]:
-    engine = create_engine(plain_role, search_path=postgres_schema)
+    url, schema = plain_role
+    engine = create_engine(url, search_path=schema)
     await _run(engine, SCHEMA + SEED)
     backend = SqlBackend(engine, tools, FixedClock(), metadata=flat_metadata)
     with caplog.at_level(logging.WARNING, logger="guard.store.capture_postgres"):
@@ -276,12 +293,15 @@ async def test_plain_role_never_commits_a_schema_change_or_an_uncaptured_write(
 
 
 async def test_plain_role_is_told_what_it_loses_and_how_to_mend_it(
-    plain_backend: SqlBackend, postgres_url: str, postgres_schema: str, caplog: pytest.LogCaptureFixture
+    plain_backend: SqlBackend,
+    postgres_url: str,
+    plain_database: tuple[str, str],
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """Requirement G25: starting as a role that may not create the event trigger logs one warning that
-    says schema changes are refused only at commit, and the statements a superuser runs to install it;
-    once they have run, that role's guard starts, leaves the trigger as it is, and refuses schema changes
-    at the statement, and the role cannot change what the trigger runs."""
+    says schema changes are refused only at commit, and the statements a superuser runs once to install
+    it; once they have run, that role's guard starts, leaves the trigger as it is, and refuses schema
+    changes at the statement, and the role cannot change what the trigger runs."""
     started = caplog.get_records("setup")
     warnings = [
         r for r in started if r.levelno == logging.WARNING and r.name == "guard.store.capture_postgres"
@@ -289,32 +309,33 @@ async def test_plain_role_is_told_what_it_loses_and_how_to_mend_it(
     assert len(warnings) == 1
     message = warnings[0].getMessage()
     assert "refused at commit, not at the statement" in message
-    script = event_trigger_script(postgres_schema, f"guard_refuse_ddl_{postgres_schema}")
-    assert message.endswith("; ".join(script))
-    superuser = create_engine(postgres_url, search_path=postgres_schema)
+    assert message.endswith("; ".join(EVENT_TRIGGER_SCRIPT))
+    superuser = _admin(postgres_url, plain_database[0])
+    await superuser(*EVENT_TRIGGER_SCRIPT)
     try:
-        await _run(superuser, script)
+        await plain_backend.start()
+        session = await plain_backend.begin("t1")
+        try:
+            await check(session, ("DROP TABLE notes",), Refused("DROP TABLE"))
+        finally:
+            await session.rollback()
+        replaced = (
+            "CREATE OR REPLACE FUNCTION guard_events.refuse_ddl() RETURNS event_trigger LANGUAGE plpgsql "
+            "AS $$ BEGIN END $$"
+        )
+        with pytest.raises(DBAPIError, match="permission denied for schema guard_events"):
+            await _run(plain_backend.engine, (replaced,))
     finally:
-        await superuser.dispose()
-    await plain_backend.start()
-    session = await plain_backend.begin("t1")
-    try:
-        await check(session, ("DROP TABLE notes",), Refused("DROP TABLE"))
-    finally:
-        await session.rollback()
-    replaced = (
-        "CREATE OR REPLACE FUNCTION guard_refuse_ddl() RETURNS event_trigger LANGUAGE plpgsql "
-        "AS $$ BEGIN END $$"
-    )
-    with pytest.raises(DBAPIError, match="must be owner"):
-        await _run(plain_backend.engine, (replaced,))
+        # the database is the module's: its other tests run without the trigger
+        await superuser("DROP EVENT TRIGGER guard_refuse_ddl", "DROP SCHEMA guard_events CASCADE")
 
 
 async def test_superuser_start_installs_the_event_trigger_once(
     postgres_url: str, postgres_schema: str
 ) -> None:
-    """Requirement G25: as a superuser the guard installs its event trigger (enabled always, so a replica
-    session role does not switch it off), once however often it starts."""
+    """Requirement G25: as a superuser the guard installs the database's event trigger (enabled always, so
+    a replica session role does not switch it off; its function in a schema of its own, which outlives any
+    one guard's), once however often it starts."""
     engine = create_engine(postgres_url, search_path=postgres_schema)
     try:
         await _run(engine, SCHEMA + SEED)
@@ -323,9 +344,12 @@ async def test_superuser_start_installs_the_event_trigger_once(
             await backend.start()
             await backend.close()
         async with engine.connect() as conn:
-            query = text("SELECT evtname, evtenabled::text FROM pg_event_trigger WHERE evtname = :name")
-            rows = (await conn.execute(query, {"name": f"guard_refuse_ddl_{postgres_schema}"})).all()
-        assert [(name, enabled) for name, enabled in rows] == [(f"guard_refuse_ddl_{postgres_schema}", "A")]
+            query = text(
+                "SELECT evtname, evtenabled::text, evtfoid::regprocedure::text FROM pg_event_trigger "
+                "WHERE evtname LIKE 'guard%'"
+            )
+            rows = [tuple(row) for row in (await conn.execute(query)).all()]
+        assert rows == [("guard_refuse_ddl", "A", "guard_events.refuse_ddl()")]
     finally:
         await engine.dispose()
 
