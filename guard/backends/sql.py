@@ -10,10 +10,13 @@ its tables with a SQLAlchemy ``metadata``; without one, the database's tables
 are reflected. The judges read the pending state through
 :class:`~guard.backends.reads.SqlStateReader`.
 
-Three failures are told apart from the rest. A TRUNCATE (no trigger can
-capture its rows) is refused by the database, and the agent reads that
-refusal. A session whose connection died (the database restarted under it)
-has lost its transaction: every later use
+Three failures are told apart from the rest. A statement whose changes no
+trigger would capture (TRUNCATE, a schema change, SQLite's writes to a table
+it does not capture...) or that would end the transaction (COMMIT) is refused
+as it runs (:mod:`guard.store.capture`), and the agent reads that refusal; a
+tool runs with the guard's refusal state set (``Gate.calling``). A session
+whose connection died (the database restarted under it) has lost its
+transaction: every later use
 raises :class:`~guard.errors.TransactionLost`. A call that waited for a lock
 another guard transaction holds ends with a ``conflict`` error naming that
 transaction, instead of being retried blindly: the holder is the session
@@ -27,6 +30,7 @@ import asyncio
 import contextlib
 import importlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from types import ModuleType
 
@@ -40,9 +44,9 @@ from guard.clock import Clock
 from guard.errors import ConfigError, ToolError, TransactionLost
 from guard.execute import CallOutcome, run_tool
 from guard.store import marks
-from guard.store.capture import Capture, truncate_refusal
+from guard.store.capture import Capture, Tally
 from guard.store.sql_lease import hold_setup_lock
-from guard.tools import Arguments, Tool, ToolContext, ToolRegistry
+from guard.tools import Arguments, FunctionTool, Tool, ToolContext, ToolRegistry
 from judges import Effect, Judge, fold_changes
 from judges.classify import ErrorClass, is_lock_wait
 
@@ -51,7 +55,9 @@ __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
 log = logging.getLogger(__name__)
 
 _OWN_TABLES = ("guard_", "alembic_", "sqlite_")
-_SAVEPOINT = "guard_call"
+# one name per process, so that a call's statement is never compiled again, and no tool's SQL can name it
+# (releasing it would leave the guard unable to undo the call)
+_SAVEPOINT = f"guard_call_{secrets.token_hex(8)}"
 _WATCH_AFTER_S = 0.1
 _BLOCKERS = text("SELECT pg_blocking_pids(:pid)")
 
@@ -72,10 +78,14 @@ def _ago(seconds: float) -> str:
 
 
 class SqlSession:
-    def __init__(self, backend: SqlBackend, conn: AsyncConnection, transaction_id: str) -> None:
+    def __init__(
+        self, backend: SqlBackend, conn: AsyncConnection, transaction_id: str, tally: Tally | None = None
+    ) -> None:
         self._backend = backend
         self._conn = conn
         self.transaction_id = transaction_id
+        self._tally = tally
+        self._gate = backend.capture.gate(conn)
         self.reader = SqlStateReader(conn, backend.capture.tables)
         self.opened = backend.clock.monotonic()
         self.last_call = self.opened
@@ -112,7 +122,7 @@ class SqlSession:
         await self._conn.exec_driver_sql(f"SAVEPOINT {_SAVEPOINT}")
         watch = self._watch_locks()
         try:
-            outcome = await run_tool(spec, ctx, parsed)
+            outcome = await self._run(spec, ctx, parsed)
         except BaseException as exc:
             await self._undo_call()
             refusal = self._refusal(spec.name, exc) if isinstance(exc, Exception) else None
@@ -132,6 +142,15 @@ class SqlSession:
             self.last_call = self._backend.clock.monotonic()
         return outcome
 
+    async def _run(self, spec: FunctionTool, ctx: ToolContext, parsed: BaseModel) -> CallOutcome:
+        """The tool itself: while it runs, its statements may not end the transaction (the guard's own,
+        its savepoint's and its commit, run after)."""
+        self._gate.calling = True
+        try:
+            return await run_tool(spec, ctx, parsed)
+        finally:
+            self._gate.calling = False
+
     def _watch_locks(self) -> asyncio.TimerHandle | None:
         """PostgreSQL: if the call is still running shortly, note who blocks it (for a conflict's text)."""
         self._blockers = ()
@@ -143,8 +162,9 @@ class SqlSession:
         self._blockers = tuple(pids)
 
     def _refusal(self, tool: str, exc: Exception) -> ToolError | None:
-        """A database failure the agent should read as such: a refused TRUNCATE, a named lock conflict."""
-        refused = truncate_refusal(exc)
+        """A database failure the agent should read as such: a statement the guard refused (its changes no
+        trigger would capture, or it would end the transaction), a named lock conflict."""
+        refused = self._backend.capture.refusal(self._conn, exc)
         if refused is not None:
             return ToolError(
                 f"{tool}: {refused}; nothing was changed", error_class=ErrorClass.PERMISSION_DENIED
@@ -176,7 +196,7 @@ class SqlSession:
 
     async def effects(self) -> list[Effect]:
         self._alive()
-        changes = await self._backend.capture.changes(self._conn)
+        changes = await self._backend.capture.changes(self._conn, self._tally)
         self.changed = bool(changes)
         return fold_changes(changes, self._backend.capture.keys)
 
@@ -312,12 +332,11 @@ class SqlBackend:
             await self.capture.prepare_connection(conn)
             if conn.in_transaction():
                 await conn.commit()
-            await conn.begin()
-            await self.capture.begin(conn)
+            tally = await self.capture.begin(conn)
         except BaseException:
             await conn.close()
             raise
-        session = SqlSession(self, conn, transaction_id)
+        session = SqlSession(self, conn, transaction_id, tally)
         if self._postgres:
             driver = (await conn.get_raw_connection()).driver_connection
             session.server_pid = int(driver.get_server_pid()) if driver is not None else None

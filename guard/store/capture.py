@@ -1,4 +1,4 @@
-"""Row-change capture inside the transaction, by triggers.
+"""Row-change capture inside the transaction, by triggers, and the refusal of every change they cannot see.
 
 Every insert, update and delete on a captured table appends the old and new
 row to a per-connection temporary table, in order, inside the same
@@ -6,26 +6,47 @@ transaction: a savepoint rollback removes what it undoes, and nothing
 survives the transaction. The effects are read from there at commit time, so
 the gate never scans a business table.
 
-* SQLite: temporary triggers (they fire only for the guard's own connection,
-  and leave nothing in the database file) write to ``temp.guard_changes``.
-* PostgreSQL: one trigger function and an ``AFTER ... FOR EACH ROW`` trigger
-  per table, installed once; the function records only when the transaction
-  set ``guard.capture`` (so other applications writing the same tables pay a
-  settings lookup and nothing else), into a ``pg_temp`` table created
-  ``ON COMMIT DELETE ROWS`` per connection.
+* SQLite (:mod:`guard.store.capture_sqlite`): temporary triggers, which fire
+  only for the guard's own connection and leave nothing in the database file,
+  write to ``temp.guard_changes``.
+* PostgreSQL (:mod:`guard.store.capture_postgres`): one trigger function and
+  a row trigger per captured table and inheritance child, installed once,
+  which record into a ``pg_temp`` table created ``ON COMMIT DELETE ROWS`` per
+  connection; other applications writing the same tables pay a settings
+  lookup and leave no rows behind.
 
-A statement whose row changes no trigger sees is refused inside a guarded
-transaction, so nothing reaches the commit unjudged. On PostgreSQL that is
-``TRUNCATE`` (row triggers never fire for it): a ``BEFORE TRUNCATE ... FOR
-EACH STATEMENT`` trigger per captured table raises when ``guard.capture`` is
-on, with SQLSTATE ``42501`` (insufficient_privilege), which the error
-classifier reads as ``permission_denied``: never retried, the call's
-savepoint is rolled back and the agent gets a tool error; the message says to
-use ``DELETE`` (:func:`truncate_refusal` reads it back out of the error).
-Other sessions (``guard.capture`` unset) truncate as before.
-SQLite has no ``TRUNCATE``, and its truncate optimisation of an unqualified
-``DELETE`` is off for a table with triggers, so the temporary triggers see
-every deleted row.
+Every other way a statement can change rows without a row trigger seeing
+them, or end the transaction before the judges, is captured or refused, so
+nothing reaches the commit unjudged (requirement G25):
+
+* captured: SQLite's ``REPLACE`` (``INSERT``/``UPDATE OR REPLACE``; recursive
+  triggers fire the delete triggers of the rows it replaces); on PostgreSQL
+  the rows of partitions and inheritance children (as their table's), and
+  writes after a tool switched ``guard.capture`` off or the session role to
+  ``replica``. UPSERT, ``MERGE``, writable CTEs, ``COPY`` and foreign-key
+  cascades fire the row triggers on either database.
+* refused at the statement: schema changes (SQLite's authorizer; PostgreSQL's
+  event trigger, where the guard's role may create one), a write to a table
+  the guard does not capture and ``ATTACH`` (SQLite), ``TRUNCATE``
+  (PostgreSQL's statement triggers), writes to the change table, the
+  ``PRAGMA`` settings the capture depends on, and a tool's ``COMMIT``,
+  ``ROLLBACK`` or ``PREPARE TRANSACTION``.
+* refused at commit (PostgreSQL): schema changes made without the event
+  trigger, a large object, and a write to a table no capture trigger watches
+  (a foreign-key cascade into one included).
+
+A refusal at the statement is a tool error the agent reads (``permission_denied``,
+:meth:`Capture.refusal`), its call's savepoint rolled back, and the transaction
+goes on; a refusal at commit raises :class:`UncapturedChanges` from
+:meth:`Capture.changes`, and the gate blocks the commit. Sessions outside the
+guard (``guard.capture`` unset, another SQLite connection) are unaffected.
+
+Not contained: a superuser tool role (it can switch off the statistics the
+commit check reads, ``track_counts``, or write from another session with
+``COPY ... TO PROGRAM``); statements a tool sends on the driver's connection
+itself, past SQLAlchemy (PostgreSQL's statement filter does not see them); and
+``guard_commit_marks``, the guard's own table, which the guard writes on the
+same connections and so neither captures nor refuses.
 """
 
 from __future__ import annotations
@@ -34,45 +55,43 @@ import json
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
-from sqlalchemy import Float, Table, text
+from sqlalchemy import Float, Table
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from guard.store.capture_postgres import PostgresCapture, Tally, unjudged
+from guard.store.capture_sqlite import SqliteCapture
+from guard.store.refusals import REFUSAL_SQLSTATE, Gate, UncapturedChanges, gate_of, refusal
 from judges import EffectKind, RowChange
 
-__all__ = ["TRUNCATE_SQLSTATE", "Capture", "jsonable", "truncate_refusal"]
+__all__ = [
+    "REFUSAL_SQLSTATE",
+    "Capture",
+    "Tally",
+    "UncapturedChanges",
+    "jsonable",
+    "refusal",
+    "unjudged",
+]
 
 _OPS = {"insert": EffectKind.INSERT, "update": EffectKind.UPDATE, "delete": EffectKind.DELETE}
 _INSTALLED = "guard_capture_tables"
-TRUNCATE_SQLSTATE = "42501"
-"""The SQLSTATE of a refused ``TRUNCATE`` (insufficient_privilege: classified ``permission_denied``)."""
-_REFUSED = "is refused inside a guarded transaction"
 
-_CAPTURE_FUNCTION = """
-CREATE OR REPLACE FUNCTION guard_capture() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF current_setting('guard.capture', true) = 'on' THEN
-    INSERT INTO pg_temp.guard_changes (tbl, op, old, new) VALUES (
-      TG_TABLE_NAME, lower(TG_OP),
-      CASE WHEN TG_OP <> 'INSERT' THEN to_jsonb(OLD) END,
-      CASE WHEN TG_OP <> 'DELETE' THEN to_jsonb(NEW) END);
-  END IF;
-  RETURN NULL;
-END $$
-"""
-_REFUSE_TRUNCATE_FUNCTION = f"""
-CREATE OR REPLACE FUNCTION guard_refuse_truncate() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-  IF current_setting('guard.capture', true) = 'on' THEN
-    RAISE EXCEPTION USING ERRCODE = '{TRUNCATE_SQLSTATE}', MESSAGE = format(
-      'TRUNCATE of %s {_REFUSED}: its rows cannot be judged; '
-      'delete them with DELETE instead', TG_TABLE_NAME);
-  END IF;
-  RETURN NULL;
-END $$
-"""
+
+class _Side(Protocol):
+    """One database's capture: what :class:`Capture` asks of SQLite's and of PostgreSQL's."""
+
+    async def install(self, conn: AsyncConnection) -> None: ...
+
+    async def prepare(self, conn: AsyncConnection, info: dict[Any, Any]) -> None: ...
+
+    async def begin(self, conn: AsyncConnection) -> Tally | None: ...
+
+    async def rows(self, conn: AsyncConnection, start: object) -> Sequence[Sequence[Any]]: ...
+
+    def refusal(self, conn: AsyncConnection, error: BaseException) -> str | None: ...
 
 
 def jsonable(value: Any) -> Any:
@@ -88,78 +107,14 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def truncate_refusal(error: BaseException) -> str | None:
-    """The refusal's text when ``error`` is the guard's refused ``TRUNCATE`` (as the driver or SQLAlchemy
-    raised it), else None: for a caller that wants the agent to read it."""
-    for candidate in (error, getattr(error, "orig", None)):
-        if getattr(candidate, "sqlstate", None) == TRUNCATE_SQLSTATE and _REFUSED in str(candidate):
-            return str(candidate).splitlines()[0]
-    return None
-
-
-_PRESENT_TRIGGERS = text(
-    "SELECT tgname FROM pg_trigger WHERE tgrelid = to_regclass(:target) "
-    "AND tgname IN ('guard_capture', 'guard_refuse_truncate') AND NOT tgisinternal"
-)
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-_SCRIPTS: dict[tuple[int, ...], tuple[tuple[Table, ...], str]] = {}
-
-
-def _sqlite_script(tables: tuple[Table, ...]) -> str:
-    """The script that installs the temporary change table and triggers for ``tables``, written once.
-
-    Every connection of a SQLite database runs it (the benchmark: every trial's world), and writing
-    it for a domain's tables cost a millisecond or two each time. An entry holds its tables, so
-    that their ``id`` in its key is never another table's.
-    """
-    key = tuple(id(table) for table in tables)
-    entry = _SCRIPTS.get(key)
-    if entry is None:
-        statements = [
-            "CREATE TEMP TABLE IF NOT EXISTS guard_changes (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
-            "tbl TEXT NOT NULL, op TEXT NOT NULL, old TEXT, new TEXT)"
-        ]
-        for table in tables:
-            statements.extend(_sqlite_triggers(table))
-        entry = _SCRIPTS[key] = (tables, ";\n".join(statements) + ";")
-    return entry[1]
-
-
-def _sqlite_triggers(table: Table) -> list[str]:
-    name = table.name
-
-    def image(alias: str) -> str:
-        pairs = ", ".join(f"'{c.name}', {alias}.{_quote(c.name)}" for c in table.columns)
-        return f"json_object({pairs})"
-
-    statements = []
-    for op, old, new in (
-        ("insert", "NULL", image("NEW")),
-        ("update", image("OLD"), image("NEW")),
-        ("delete", image("OLD"), "NULL"),
-    ):
-        trigger = _quote(f"guard_{op}_{name}")
-        statements.append(f"DROP TRIGGER IF EXISTS temp.{trigger}")
-        statements.append(
-            f"CREATE TEMP TRIGGER {trigger} AFTER {op.upper()} ON main.{_quote(name)} BEGIN "
-            "INSERT INTO guard_changes (tbl, op, old, new) "
-            f"VALUES ('{name}', '{op}', {old}, {new}); END"
-        )
-    return statements
-
-
 class Capture:
-    """Installs capture for a set of tables and reads what a transaction changed."""
+    """Installs capture for a set of tables, starts guarded transactions, and reads what they changed."""
 
     def __init__(self, tables: Sequence[Table], dialect: Dialect) -> None:
         self.tables = {t.name: t for t in tables}
         self.dialect = dialect
         self.sqlite = dialect.name == "sqlite"
+        self._side: _Side = SqliteCapture(tables) if self.sqlite else PostgresCapture(tables)
         self._processors = {
             t.name: {c.name: c.type.result_processor(dialect, None) for c in t.columns} for t in tables
         }
@@ -177,71 +132,44 @@ class Capture:
         }
 
     async def install_shared(self, conn: AsyncConnection) -> None:
-        """PostgreSQL: the trigger functions and the per-table triggers (idempotent; needs DDL rights).
-
-        A trigger already in place is left alone: creating one locks its table
-        against writers, so a guard starting beside another one's open write
-        transactions (a second replica, a restart) would wait on them.
-        """
-        if self.sqlite or not self.tables:
-            return
-        await conn.execute(text(_CAPTURE_FUNCTION))
-        await conn.execute(text(_REFUSE_TRUNCATE_FUNCTION))
-        for table in self.tables.values():
-            target = (
-                _quote(table.name) if table.schema is None else f"{_quote(table.schema)}.{_quote(table.name)}"
-            )
-            present = set((await conn.execute(_PRESENT_TRIGGERS, {"target": target})).scalars().all())
-            if "guard_capture" not in present:
-                await conn.execute(
-                    text(
-                        "CREATE OR REPLACE TRIGGER guard_capture AFTER INSERT OR UPDATE OR DELETE "
-                        f"ON {target} FOR EACH ROW EXECUTE FUNCTION guard_capture()"
-                    )
-                )
-            if "guard_refuse_truncate" not in present:
-                await conn.execute(
-                    text(
-                        f"CREATE OR REPLACE TRIGGER guard_refuse_truncate BEFORE TRUNCATE ON {target} "
-                        "FOR EACH STATEMENT EXECUTE FUNCTION guard_refuse_truncate()"
-                    )
-                )
+        """What every connection shares (PostgreSQL: functions, triggers, the event trigger; idempotent,
+        needs DDL rights); run before any transaction begins."""
+        await self._side.install(conn)
 
     async def prepare_connection(self, conn: AsyncConnection) -> None:
-        """Per connection, once: the temporary change table (and on SQLite the temporary triggers)."""
+        """Per connection, once, before its transaction begins: the temporary change table (on SQLite also
+        the temporary triggers and the authorizer)."""
         info = (await conn.get_raw_connection()).info
         wanted = frozenset(self.tables)
         if info.get(_INSTALLED) == wanted:
             return
-        if self.sqlite:
-            if conn.in_transaction():
-                raise RuntimeError("capture must be prepared before the connection's transaction begins")
-            # one script, one trip to the driver's thread, instead of a few hundred statements
-            driver = (await conn.get_raw_connection()).driver_connection
-            assert driver is not None
-            await driver.executescript(_sqlite_script(tuple(self.tables.values())))
-        else:
-            await conn.exec_driver_sql(
-                "CREATE TEMP TABLE IF NOT EXISTS guard_changes "
-                "(seq BIGSERIAL PRIMARY KEY, tbl TEXT NOT NULL, op TEXT NOT NULL, old JSONB, new JSONB) "
-                "ON COMMIT DELETE ROWS"
-            )
+        await self._side.prepare(conn, info)
         info[_INSTALLED] = wanted
 
-    async def begin(self, conn: AsyncConnection) -> None:
-        """At the start of each transaction, after BEGIN."""
-        if self.sqlite:
-            await conn.exec_driver_sql("DELETE FROM temp.guard_changes")
-        else:
-            await conn.exec_driver_sql("SELECT set_config('guard.capture', 'on', true)")
+    async def begin(self, conn: AsyncConnection) -> Tally | None:
+        """Start the connection's guarded transaction; on PostgreSQL, the tally :meth:`changes` checks."""
+        return await self._side.begin(conn)
 
-    async def changes(self, conn: AsyncConnection) -> list[RowChange]:
-        """Every captured row change of the transaction so far, in order."""
-        rows = await conn.exec_driver_sql("SELECT tbl, op, old, new FROM guard_changes ORDER BY seq")
+    async def changes(self, conn: AsyncConnection, start: Tally | None = None) -> list[RowChange]:
+        """Every captured row change of the transaction so far, in order.
+
+        Raises :class:`UncapturedChanges` (PostgreSQL) when the transaction
+        changed the schema since ``start``, or wrote a table no trigger captures.
+        """
         return [
-            RowChange(row.tbl, _OPS[row.op], self._decode(row.tbl, row.old), self._decode(row.tbl, row.new))
-            for row in rows
+            RowChange(table, _OPS[op], self._decode(table, old), self._decode(table, new))
+            for table, op, old, new in await self._side.rows(conn, start)
         ]
+
+    @staticmethod
+    def gate(conn: AsyncConnection) -> Gate:
+        """``conn``'s refusal state: set ``calling`` while a tool's call runs on it, so that its statements
+        may not end the transaction."""
+        return gate_of(conn.info)
+
+    def refusal(self, conn: AsyncConnection, error: BaseException) -> str | None:
+        """The text of the guard's refusal in ``error``, raised by a statement on ``conn``, else None."""
+        return self._side.refusal(conn, error)
 
     def _decode(self, table: str, image: Any) -> dict[str, Any] | None:
         if image is None:

@@ -27,7 +27,7 @@ from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
 from guard.runtime import Runtime, assemble
 from guard.settings import GuardSettings
-from guard.store.capture import TRUNCATE_SQLSTATE, truncate_refusal
+from guard.store.capture import REFUSAL_SQLSTATE, refusal
 from guard.store.engine import create_engine
 from guard.tools import ToolContext, ToolRegistry
 from judges import CommitContext, Effect, EffectKind, ErrorClass, Finding, Query, Severity, Verdict, classify
@@ -145,9 +145,9 @@ async def test_postgres_truncate_is_refused_by_the_database_and_the_call_is_undo
         assert outcome.error.error_class == ErrorClass.PERMISSION_DENIED
         refused = outcome.error.__cause__
         assert isinstance(refused, DBAPIError)
-        assert truncate_refusal(refused) == REFUSAL
-        assert truncate_refusal(RuntimeError(REFUSAL)) is None
-        assert getattr(refused.orig, "sqlstate", None) == TRUNCATE_SQLSTATE
+        assert refusal(refused) == REFUSAL
+        assert refusal(RuntimeError(REFUSAL)) is None
+        assert getattr(refused.orig, "sqlstate", None) == REFUSAL_SQLSTATE
         assert classify(refused).error_class is ErrorClass.PERMISSION_DENIED
         assert (await session.call(tools["rename"], {"id": 2, "name": "also renamed"})).ok
         effects = await session.effects()
@@ -168,7 +168,7 @@ async def test_postgres_truncate_gets_a_tool_error_and_changes_nothing(pg_engine
         assert refused.is_error is True
         content = refused.content[0]
         assert isinstance(content, types.TextContent)
-        # the refusal itself once the backend passes it on (truncate_refusal), else the generic text
+        # the refusal itself once the backend passes it on (refusal), else the generic text
         assert REFUSAL in content.text or "(permission_denied, 1 attempts)" in content.text
         reply = body(await agent.call_tool("guard_commit", {"summary": "rename"}, meta=meta("t1")))
         assert reply["status"] == "committed"
