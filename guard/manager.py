@@ -599,7 +599,10 @@ class TransactionManager:
             )
         except Exception as exc:
             log.exception("the commit gate of %s failed", live.state.id)
-            finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {type(exc).__name__}")
+            # the guard's own errors are worded for the agent (a write the triggers could not capture);
+            # a foreign one is named by its type only
+            why = exc.message if isinstance(exc, GuardError) else type(exc).__name__
+            finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {why}")
             return GateResult(Verdict.of([finding]), (), 0.0)
 
     async def _decline(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:

@@ -574,6 +574,9 @@ async def test_postgres_uncaptured_write_blocks_the_commit(postgres_url: str, po
             assert done.is_error is False
             reply = body(await agent.call_tool("guard_commit", {"summary": "note"}, meta=meta("t1")))
             assert reply["status"] == "blocked"
+            (finding,) = reply["findings"]
+            assert finding["message"].startswith("the commit gate failed: the transaction cannot be judged: ")
+            assert finding["message"].endswith("; roll it back"), "the agent reads why and what to do"
         assert await item_rows(engine) == [(1, "one", 1), (2, "two", 2)]
         async with engine.connect() as conn:
             assert (await conn.execute(text("SELECT body FROM notes"))).scalar_one() == "note"
