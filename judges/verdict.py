@@ -48,7 +48,9 @@ __all__ = [
     "Judge",
     "Mode",
     "NamesTables",
+    "Role",
     "Severity",
+    "Turn",
     "Verdict",
     "combine",
     "commit_time",
@@ -268,9 +270,31 @@ def combine(verdicts: Sequence[Verdict]) -> Verdict:
     return Verdict(decision, tuple(findings))
 
 
+class Role(StrEnum):
+    """Who said a turn of the conversation."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One turn of the conversation the agent's host handed the guard: who said it, and the text."""
+
+    role: Role
+    text: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"role": self.role.value, "text": self.text}
+
+
 @dataclass(frozen=True, slots=True)
 class CallRecord:
-    """One tool call of the transaction, as the trace judges see it."""
+    """One tool call of the transaction, as the trace judges see it.
+
+    ``turns`` are the turns of the conversation said since the previous call (the agent's listing of
+    what it is about to do, the user's answer), when the host hands them over; empty otherwise.
+    """
 
     tool: str
     arguments: Mapping[str, Any]
@@ -278,6 +302,7 @@ class CallRecord:
     ok: bool
     error_class: str | None = None
     error_message: str | None = None
+    turns: tuple[Turn, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,7 +313,10 @@ class CommitContext:
     benchmark's frozen scenario clock there), or None when the caller has no
     clock; a judge that needs it and finds None must not guess (rules fail closed).
     ``principal`` is the agent whose transaction it is (the guard's agent name),
-    empty when the caller has none.
+    empty when the caller has none. ``conversation`` is every turn the host handed
+    over for the transaction, in order (those of each call, then those sent with the
+    commit), or None when the host hands none: a judge that needs it and finds None
+    must say so and not decide on its absence.
     """
 
     transaction_id: str
@@ -298,6 +326,7 @@ class CommitContext:
     state: StateSnapshot = field(default_factory=StateSnapshot)
     now: datetime | None = None
     principal: str = ""
+    conversation: tuple[Turn, ...] | None = None
 
 
 @runtime_checkable
