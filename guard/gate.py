@@ -69,6 +69,7 @@ from judges import (
     Query,
     StateReader,
     StateSnapshot,
+    Turn,
     Verdict,
 )
 
@@ -153,12 +154,14 @@ class CommitGate:
         *,
         now: datetime | None = None,
         principal: str = "",
+        conversation: tuple[Turn, ...] | None = None,
     ) -> GateResult:
         """The chain's verdict on ``effects``, modes settled; never raises for a judge or a read.
 
         ``now`` is the commit time (the guard's clock) and ``principal`` the
         agent whose transaction it is: judges see both, and the judge pool
         holds that agent's hung evaluations against that agent only.
+        ``conversation`` is what the agent's host handed over of it (None: nothing).
         """
         started = time.perf_counter()
         effects = tuple(effects)
@@ -171,6 +174,7 @@ class CommitGate:
             calls=calls,
             summary=summary,
             now=now,
+            conversation=conversation,
         )
         return GateResult(verdict, effects, (time.perf_counter() - started) * 1000)
 

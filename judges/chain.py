@@ -65,6 +65,7 @@ from judges.verdict import (
     Judge,
     Mode,
     Severity,
+    Turn,
     Verdict,
     combine,
     failure_mode,
@@ -271,19 +272,21 @@ class JudgeChain:
         calls: Sequence[CallRecord] = (),
         summary: str = "",
         now: datetime | None = None,
+        conversation: tuple[Turn, ...] | None = None,
         apart: AbstractSet[str] = frozenset(),
     ) -> Verdict:
         """Read the judges' rows in rounds and run the judges; modes are not settled (see :meth:`decide`).
 
         ``now`` is the commit time the judges see, ``principal`` the agent
-        whose commit it is. A read that fails fails the judges whose rows it
+        whose commit it is, ``conversation`` what the host handed over of it
+        (None: nothing). A read that fails fails the judges whose rows it
         carried; ``apart`` names judges whose rows are then read again apart
         from the others' (:func:`judges.rounds.read_rounds`).
         """
         effects = tuple(effects)
         gathered = await gather(self.judges, effects, reader.fetch, apart=apart)
         context = CommitContext(
-            transaction_id, effects, tuple(calls), summary, gathered.snapshot, now, principal
+            transaction_id, effects, tuple(calls), summary, gathered.snapshot, now, principal, conversation
         )
         return await self._judge(context, gathered.failures, self.execution)
 
@@ -298,6 +301,7 @@ class JudgeChain:
         calls: Sequence[CallRecord] = (),
         summary: str = "",
         now: datetime | None = None,
+        conversation: tuple[Turn, ...] | None = None,
     ) -> Verdict:
         """The commit gate's verdict under guard mode ``mode``: :meth:`run`, then each finding's mode settled.
 
@@ -315,6 +319,7 @@ class JudgeChain:
                 calls=calls,
                 summary=summary,
                 now=now,
+                conversation=conversation,
                 apart=self._apart[mode],
             )
         except Exception as exc:
