@@ -40,6 +40,7 @@ from typing import Any
 from pydantic import BaseModel
 from sqlalchemy import JSON, BigInteger, Boolean, Column, Double, Index, MetaData, Table, Text
 
+from benchmark.domains.coverage import Coverage
 from guard.errors import ToolError
 from guard.tools import ToolRegistry
 from judges.canonical import TableSpec
@@ -220,6 +221,8 @@ class Domain:
     """What the guard checks at commit for this domain, as production would (never golden data)."""
     dataset: DataSet = "thinkingbox"
     """Where its seeds and tasks come from; a relative ``seed`` is under that data set's seed folder."""
+    coverage: Coverage | None = None
+    """Its policy clause by clause, when it declares it (:mod:`benchmark.domains.coverage`)."""
 
     @property
     def hashed_tables(self) -> tuple[TableDef, ...]:

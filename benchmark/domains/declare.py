@@ -27,6 +27,7 @@ from typing import Protocol
 from sqlalchemy import MetaData, Table
 
 from benchmark.domains.base import DataSet, Domain, TableDef, envelope_error_text, sql_table
+from benchmark.domains.coverage import load_coverage
 from benchmark.domains.knowledge import documents_table, register_policy_search
 from benchmark.domains.zendesk import ZendeskTables, zendesk_tools
 from benchmark.errors import BenchmarkError
@@ -92,6 +93,8 @@ class DomainSpec:
     search_tool: str | None
     error_text: ErrorText = envelope_error_text
     dataset: DataSet = "thinkingbox"
+    coverage: Path | None = None
+    """Its policy clause by clause, and the rules that judge each (:mod:`benchmark.domains.coverage`)."""
 
     def registry(self) -> ToolRegistry:
         """The domain's tools, built from the declaration (a new registry on each call)."""
@@ -125,4 +128,5 @@ class DomainSpec:
             documents=self.tables.documents,
             judges=(self.rule_pack(), *self.judges()),
             dataset=self.dataset,
+            coverage=None if self.coverage is None else load_coverage(self.coverage),
         )

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmark.dataset.agent_logs import read_agent_logs
+from benchmark.domains import get_domain
+from benchmark.domains.coverage import Coverage
 from benchmark.errors import BenchmarkError
 from benchmark.judges_eval.outcomes import EvalReport, evaluate
 from benchmark.results import TrialKey, TrialResult, read_results
@@ -177,4 +179,14 @@ async def backtest(
         "trials_run": len(results),
         "seconds": round(time.perf_counter() - started, 3),
     }
-    return evaluate(grades, guarded, facts=facts)
+    return evaluate(grades, guarded, facts=facts, coverage=_coverage(guarded))
+
+
+def _coverage(results: Iterable[TrialResult]) -> dict[str, Coverage]:
+    """The coverage tables of the domains the trials played that declare one."""
+    tables: dict[str, Coverage] = {}
+    for name in sorted({r.domain for r in results}):
+        table = get_domain(name).coverage
+        if table is not None:
+            tables[name] = table
+    return tables

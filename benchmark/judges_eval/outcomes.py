@@ -18,20 +18,40 @@ findings is blocking or escalating, shadowed ones included: the backtest
 answers what enforcing the rules would do. The rules that stop it are those
 findings' ``rule`` (their judge's name when they have none). Counts are kept
 per domain, in total and per rule (a commit stopped by two rules counts for
-each).
+each). A domain that declares its policy clause by clause
+(:mod:`benchmark.domains.coverage`) also gets counts per clause (every
+clause, judged or not, so that the table shows what no rule covers) and per
+input class (``state``, ``trace``, ``conversation``: what its stopping rules
+read; ``other`` for rules the table does not name, e.g. the bench chain's).
 """
 
 from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
+from benchmark.domains.coverage import INPUT_CLASSES, Coverage, RuleInfo
 from benchmark.results import CommitVerdict, TrialKey, TrialResult
 
-__all__ = ["Confusion", "EvalReport", "Outcome", "RuleCounts", "TrajectoryEval", "evaluate", "judge"]
+__all__ = [
+    "OTHER",
+    "ClassCounts",
+    "ClauseCounts",
+    "Confusion",
+    "EvalReport",
+    "Outcome",
+    "RuleCounts",
+    "TrajectoryEval",
+    "evaluate",
+    "judge",
+]
+
+OTHER = "other"
+"""The input class of a rule no coverage table names."""
 
 
 class Outcome(enum.StrEnum):
@@ -142,14 +162,52 @@ class RuleCounts:
 
 
 @dataclass(frozen=True, slots=True)
+class ClauseCounts:
+    """One policy clause of a domain's coverage table: its rules (or why none), and what they stopped."""
+
+    domain: str
+    clause: str
+    section: str
+    rules: tuple[str, ...]
+    none: str | None = None
+    true_stops: int = 0
+    false_blocks: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "domain": self.domain,
+            "clause": self.clause,
+            "section": self.section,
+            "rules": list(self.rules),
+            "none": self.none,
+            "true_stops": self.true_stops,
+            "false_blocks": self.false_blocks,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ClassCounts:
+    """What the rules of one input class stopped (a commit stopped by two classes counts for each)."""
+
+    input_class: str
+    true_stops: int = 0
+    false_blocks: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"class": self.input_class, "true_stops": self.true_stops, "false_blocks": self.false_blocks}
+
+
+@dataclass(frozen=True, slots=True)
 class EvalReport:
-    """The backtest: every trajectory, the confusion in total and per domain, and per rule."""
+    """The backtest: every trajectory, the confusion in total and per domain, per rule, clause and class."""
 
     trajectories: tuple[TrajectoryEval, ...]
     total: Confusion
     domains: Mapping[str, Confusion]
     rules: tuple[RuleCounts, ...]
     facts: Mapping[str, Any] = field(default_factory=dict)
+    clauses: tuple[ClauseCounts, ...] = ()
+    classes: tuple[ClassCounts, ...] = ()
 
     def of(self, outcome: Outcome) -> list[TrajectoryEval]:
         """The trajectories of one outcome, in report order."""
@@ -203,16 +261,66 @@ def judge(grade: TrialResult, guarded: TrialResult) -> TrajectoryEval:
 
 
 def _rules(trajectories: Iterable[TrajectoryEval]) -> tuple[RuleCounts, ...]:
-    true_stops: Counter[str] = Counter()
-    false_blocks: Counter[str] = Counter()
-    for item in trajectories:
-        if item.outcome is Outcome.TRUE_STOP:
-            true_stops.update(item.rules)
-        elif item.outcome is Outcome.FALSE_BLOCK:
-            false_blocks.update(item.rules)
+    true_stops, false_blocks = _stops(trajectories, lambda t: t.rules)
     names = sorted(true_stops.keys() | false_blocks.keys())
     ranked = sorted(names, key=lambda name: (-(true_stops[name] + false_blocks[name]), name))
     return tuple(RuleCounts(name, true_stops[name], false_blocks[name]) for name in ranked)
+
+
+def _stops(
+    items: Iterable[TrajectoryEval], names: Callable[[TrajectoryEval], Iterable[str]]
+) -> tuple[Counter[str], Counter[str]]:
+    """(true stops, false blocks) by the names ``names`` gives each stopped trajectory (each name once)."""
+    true_stops: Counter[str] = Counter()
+    false_blocks: Counter[str] = Counter()
+    for item in items:
+        if item.outcome is Outcome.TRUE_STOP:
+            true_stops.update(set(names(item)))
+        elif item.outcome is Outcome.FALSE_BLOCK:
+            false_blocks.update(set(names(item)))
+    return true_stops, false_blocks
+
+
+def _clauses(items: list[TrajectoryEval], coverage: Mapping[str, Coverage]) -> tuple[ClauseCounts, ...]:
+    out: list[ClauseCounts] = []
+    for domain, table in sorted(coverage.items()):
+        rule_map = table.rule_map()
+        mine = [t for t in items if t.domain == domain]
+        true_stops, false_blocks = _stops(mine, partial(_clauses_stopping, rule_map))
+        out.extend(
+            ClauseCounts(
+                domain,
+                clause.id,
+                clause.section,
+                tuple(clause.rules),
+                clause.none,
+                true_stops[clause.id],
+                false_blocks[clause.id],
+            )
+            for clause in table.clauses
+        )
+    return tuple(out)
+
+
+def _clauses_stopping(rule_map: Mapping[str, RuleInfo], item: TrajectoryEval) -> Iterable[str]:
+    """The clauses whose rules stopped ``item``."""
+    for rule in item.rules:
+        info = rule_map.get(rule)
+        if info is not None:
+            yield from info.clauses
+
+
+def _classes(items: list[TrajectoryEval], coverage: Mapping[str, Coverage]) -> tuple[ClassCounts, ...]:
+    maps = {domain: table.rule_map() for domain, table in coverage.items()}
+
+    def classes(item: TrajectoryEval) -> Iterable[str]:
+        rule_map = maps.get(item.domain, {})
+        for rule in item.rules:
+            info = rule_map.get(rule)
+            yield OTHER if info is None else info.input_class
+
+    true_stops, false_blocks = _stops(items, classes)
+    return tuple(ClassCounts(name, true_stops[name], false_blocks[name]) for name in (*INPUT_CLASSES, OTHER))
 
 
 def evaluate(
@@ -220,10 +328,12 @@ def evaluate(
     guarded: Iterable[TrialResult],
     *,
     facts: Mapping[str, Any] | None = None,
+    coverage: Mapping[str, Coverage] | None = None,
 ) -> EvalReport:
     """The backtest of the guarded trials against their grades (keyed by ``(task, "baseline", trial)``).
 
-    Raises KeyError naming the first guarded trial with no grade.
+    ``coverage``: the coverage tables of the domains that have one, by domain. Raises
+    KeyError naming the first guarded trial with no grade.
     """
     items: list[TrajectoryEval] = []
     for result in guarded:
@@ -236,10 +346,13 @@ def evaluate(
         name: Confusion.of(t.outcome for t in items if t.domain == name)
         for name in sorted({t.domain for t in items})
     }
+    tables = {domain: table for domain, table in (coverage or {}).items() if domain in domains}
     return EvalReport(
         trajectories=tuple(items),
         total=Confusion.of(t.outcome for t in items),
         domains=domains,
         rules=_rules(items),
         facts=dict(facts or {}),
+        clauses=_clauses(items, tables),
+        classes=_classes(items, tables) if tables else (),
     )

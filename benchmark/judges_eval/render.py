@@ -12,6 +12,12 @@ The JSON document (``guard judges eval --json``, ``"schema": 1``) has these keys
   undefined;
 * ``rules``: per rule (or judge) that stopped a commit, ``true_stops`` and
   ``false_blocks``, most stops first;
+* ``classes``: per input class of the stopping rules (``state``, ``trace``,
+  ``conversation``, ``other``), ``true_stops`` and ``false_blocks`` (empty
+  when no domain of the run declares a coverage table);
+* ``clauses``: every clause of those domains' coverage tables (``domain``,
+  ``clause``, ``section``, ``rules``, ``none``: why no rule judges it),
+  with ``true_stops`` and ``false_blocks``;
 * ``false_blocks`` and ``misses``: the trajectories to review;
 * ``trajectories``: every trajectory (``trajectory``, ``task``, ``domain``,
   ``trial``, ``right``, ``stopped``, ``effects``, ``outcome``, ``rules``,
@@ -84,6 +90,8 @@ def to_document(report: EvalReport) -> dict[str, Any]:
         "total": report.total.to_dict(),
         "domains": {name: counts.to_dict() for name, counts in report.domains.items()},
         "rules": [rule.to_dict() for rule in report.rules],
+        "classes": [counts.to_dict() for counts in report.classes],
+        "clauses": [counts.to_dict() for counts in report.clauses],
         "false_blocks": [t.to_dict() for t in report.of(Outcome.FALSE_BLOCK)],
         "misses": [t.to_dict() for t in report.of(Outcome.MISS)],
         "trajectories": [t.to_dict() for t in report.trajectories],
@@ -115,6 +123,34 @@ def _rules(report: EvalReport) -> Table:
     return table
 
 
+def _classes(report: EvalReport) -> Table:
+    table = Table(
+        "reads",
+        "true stops",
+        "false blocks",
+        title="per input class of the stopping rules (state, trace, conversation)",
+    )
+    for counts in report.classes:
+        table.add_row(Text(counts.input_class), str(counts.true_stops), str(counts.false_blocks))
+    return table
+
+
+def _clauses(report: EvalReport) -> Table:
+    table = Table(
+        "clause", "section", "rules (or why none)", "true stops", "false blocks", title="per policy clause"
+    )
+    for counts in report.clauses:
+        rules = ", ".join(counts.rules) if counts.rules else f"none: {counts.none}"
+        table.add_row(
+            Text(counts.clause),
+            Text(counts.section),
+            Text(rules),
+            str(counts.true_stops),
+            str(counts.false_blocks),
+        )
+    return table
+
+
 def _review(title: str, items: list[TrajectoryEval], what: str) -> Table:
     table = Table("trajectory", "rules", what, title=title)
     for item in items:
@@ -126,6 +162,10 @@ def tables(report: EvalReport) -> list[RenderableType]:
     out: list[RenderableType] = [_confusion(report)]
     if report.rules:
         out.append(_rules(report))
+    if report.classes:
+        out.append(_classes(report))
+    if report.clauses:
+        out.append(_clauses(report))
     false_blocks, misses = report.of(Outcome.FALSE_BLOCK), report.of(Outcome.MISS)
     if false_blocks:
         out.append(

@@ -2,7 +2,9 @@
 
 The same sections as the terminal tables (:mod:`benchmark.judges_eval.render`):
 the confusion per domain and in total, the rules that stopped commits, the
-false blocks and the misses to review, and what was run; styled like
+input classes and the policy clauses of domains with a coverage table (every
+clause, with its rules or why none judges it), the false blocks and the misses
+to review, and what was run; styled like
 ``guard report``'s page (:data:`benchmark.report.html.CSS`), with nothing
 fetched and nothing from a clock but the measured seconds. Every text from
 an agent, a task or a finding is escaped.
@@ -68,6 +70,36 @@ def _review(items: list[TrajectoryEval], what: str) -> str:
     )
 
 
+def _coverage_sections(report: EvalReport) -> list[str]:
+    if not report.clauses:
+        return []
+    return [
+        "<h2>Per input class</h2>",
+        _table(
+            ["reads", "true stops", "false blocks"],
+            ([c.input_class, str(c.true_stops), str(c.false_blocks)] for c in report.classes),
+        ),
+        '<p class="caption">A rule reads the state (the commit\'s effects and rows), the trace (the calls in '
+        "order) or the conversation (what the user and the agent said); other: a rule no coverage table "
+        "names.</p>",
+        "<h2>Per policy clause</h2>",
+        _table(
+            ["domain", "clause", "section", "rules (or why none)", "true stops", "false blocks"],
+            (
+                [
+                    c.domain,
+                    c.clause,
+                    c.section,
+                    ", ".join(c.rules) if c.rules else f"none: {c.none}",
+                    str(c.true_stops),
+                    str(c.false_blocks),
+                ]
+                for c in report.clauses
+            ),
+        ),
+    ]
+
+
 def render_eval_html(report: EvalReport) -> str:
     """The whole page."""
     facts = "".join(f"<dt>{escape(str(k))}</dt><dd>{escape(str(v))}</dd>" for k, v in report.facts.items())
@@ -93,6 +125,7 @@ def render_eval_html(report: EvalReport) -> str:
         )
         if report.rules
         else "<p>No rule stopped a commit.</p>",
+        *_coverage_sections(report),
         "<h2>False blocks to review</h2>",
         _review(report.of(Outcome.FALSE_BLOCK), "finding"),
         "<h2>Misses to review</h2>",

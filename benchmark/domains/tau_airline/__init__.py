@@ -33,6 +33,7 @@ SPEC = DomainSpec(
     search_tool=None,
     error_text=error_text,
     dataset="tau-bench-airline",
+    coverage=Path(__file__).with_name("coverage.yaml"),
 )
 """The airline, declared: tables seeded from tau-bench's data folder, one system, its rules and clock."""
 

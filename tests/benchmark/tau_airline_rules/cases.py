@@ -79,6 +79,40 @@ WRONG: dict[str, WrongCase] = {
         "cabin-one-across-flights",
         ("reservation OWZ4XL", "different cabins", "HAT202", "allowed: one cabin"),
     ),
+    "basic economy flights changed in the call that upgrades them": blocked(
+        "22",
+        drop(FLIGHTS),
+        "basic-economy-upgraded-first",
+        (
+            "reservation OWZ4XL",
+            "basic economy when the transaction began",
+            "changed its flights",
+            "allowed: change the cabin first",
+        ),
+    ),
+    "destination moved to another city": blocked(
+        "7",
+        change(FLIGHTS, flights=[_flight("HAT004", "2024-05-24"), _flight("HAT142", "2024-05-24")]),
+        "itinerary-whole",
+        (
+            "reservation M05KNL",
+            "one_way ATL to PHL",
+            "ATL-DFW DFW-EWR",
+            "ends at EWR, not at its destination PHL",
+            "allowed: flights that go from ATL to PHL",
+        ),
+    ),
+    "round trip booked without its return": blocked(
+        "11",
+        change(BOOK, flight_type="round_trip"),
+        "itinerary-whole",
+        (
+            "reservation HATHAT",
+            "round_trip DTW to SEA",
+            "ends at SEA, not back at its origin DTW",
+            "and back",
+        ),
+    ),
     "bags removed": blocked(
         "14",
         replace(
@@ -120,7 +154,7 @@ WRONG_DOMAIN = WrongDomain(
     name="tau_airline",
     domain="tau_airline",
     cases=CASES,
-    catalogue=Catalogue(blocked=8, rules=8, missed=0),
+    catalogue=Catalogue(blocked=11, rules=10, missed=0),
     wording=Wording(
         imperative=re.compile(r"(?i)\b(you must|please|do not|don't|never|should)\b"), evidence=False
     ),

@@ -16,11 +16,28 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from benchmark.domains.tau_airline.judges.bookings import BookingJudge
+from benchmark.domains.tau_airline.judges.conversation import ClaimsJudge, ConfirmationJudge, RetryJudge
+from benchmark.domains.tau_airline.judges.itinerary import BasicEconomyChangeJudge, ItineraryJudge
 from judges import Judge
 
-__all__ = ["BookingJudge", "tau_airline_judges"]
+__all__ = [
+    "BasicEconomyChangeJudge",
+    "BookingJudge",
+    "ClaimsJudge",
+    "ConfirmationJudge",
+    "ItineraryJudge",
+    "RetryJudge",
+    "tau_airline_judges",
+]
 
 
 def tau_airline_judges() -> Sequence[Judge]:
-    """The judges after the rule pack, in chain order."""
-    return (BookingJudge(),)
+    """The judges after the rule pack, in chain order: state, then trace, then conversation."""
+    return (
+        BookingJudge(),
+        ItineraryJudge(),
+        BasicEconomyChangeJudge(),
+        ConfirmationJudge(),
+        RetryJudge(),
+        ClaimsJudge(),
+    )

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from judges import CommitContext, Effect, EffectKind, Finding, Query, Severity, Verdict
 
@@ -83,6 +83,13 @@ class BookingJudge:
 
     name: str = "tau_airline_bookings"
     severity: Severity = Severity.BLOCK
+    rule_ids: ClassVar[tuple[str, ...]] = (
+        "booking-payments-add-up",
+        "booking-bags-charged",
+        "payment-method-in-profile",
+        "cabin-one-across-flights",
+    )
+    """The rules its findings name."""
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
         wanted: dict[Query, None] = {}
