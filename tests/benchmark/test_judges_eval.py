@@ -17,6 +17,7 @@ from rich.console import Console
 from typer.testing import CliRunner
 
 from benchmark.dataset import Task, load_tasks
+from benchmark.domains.coverage import Coverage
 from benchmark.errors import BenchmarkError
 from benchmark.judges_eval import (
     Confusion,
@@ -149,6 +150,62 @@ def test_counts_per_domain_in_total_and_per_rule() -> None:
     assert report.total.false_block_rate == 0.5
     with pytest.raises(KeyError, match=r"z\.py:test_x trial 0"):
         evaluate(grades, [_trial("guarded", task="z.py:test_x")])
+
+
+def test_counts_per_policy_clause_and_input_class_from_the_coverage_table() -> None:
+    """Every clause of a domain's table is listed, judged or not; a commit counts once per clause and per
+    class its stopping rules judge; a rule the table does not name is of class other."""
+    coverage = Coverage.model_validate(
+        {
+            "clauses": [
+                {"id": "limit", "section": "Refunds", "text": "t", "rules": {"refund-limit": ["state"]}},
+                {
+                    "id": "asked",
+                    "section": "Refunds",
+                    "text": "t",
+                    "rules": {"asked-first": ["conversation"]},
+                },
+                {"id": "tone", "section": "General", "text": "t", "none": "an intent"},
+            ]
+        }
+    )
+    asked = {**BLOCK, "rule": "asked-first"}
+    bench = {**BLOCK, "rule": "failed_write"}
+    rows = [
+        ("a", False, [_verdict("block", 2, BLOCK, asked)]),
+        ("b", True, [_verdict("block", 2, BLOCK)]),
+        ("c", False, [_verdict("block", 2, bench)]),
+    ]
+    grades, guarded = {}, []
+    for name, right, verdicts in rows:
+        grade = _trial("baseline", passed=right, task=f"{name}.py:test_x", domain="d1")
+        grades[grade.key] = grade
+        guarded.append(_trial("guarded", task=f"{name}.py:test_x", domain="d1", verdicts=verdicts))
+    report = evaluate(grades, guarded, coverage={"d1": coverage, "elsewhere": coverage})
+    assert [(c.clause, c.true_stops, c.false_blocks) for c in report.clauses] == [
+        ("limit", 1, 1),
+        ("asked", 1, 0),
+        ("tone", 0, 0),
+    ], "the table of a domain that did not run is left out"
+    assert report.clauses[2].none == "an intent"
+    assert {c.input_class: (c.true_stops, c.false_blocks) for c in report.classes} == {
+        "state": (1, 1),
+        "trace": (0, 0),
+        "conversation": (1, 0),
+        "other": (1, 0),
+    }
+    document = to_document(report)
+    assert document["clauses"][0] == {
+        "domain": "d1",
+        "clause": "limit",
+        "section": "Refunds",
+        "rules": ["refund-limit"],
+        "none": None,
+        "true_stops": 1,
+        "false_blocks": 1,
+    }
+    assert "none: an intent" in render_eval_html(report)
+    assert evaluate(grades, guarded).clauses == (), "no table, no clause counts"
 
 
 def test_the_page_and_the_tables_show_agent_text_as_text() -> None:
