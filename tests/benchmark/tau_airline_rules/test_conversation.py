@@ -53,6 +53,8 @@ def rules(verdict: Verdict) -> list[str]:
         "I confirm.",
         "Everything is correct.",
         "Could you add the bag, please?",
+        "Sure, do it.",
+        "OK.",
     ],
 )
 def test_a_write_the_user_said_yes_to_is_confirmed(answer: str) -> None:
@@ -63,7 +65,13 @@ def test_a_write_the_user_said_yes_to_is_confirmed(answer: str) -> None:
 
 @pytest.mark.parametrize(
     "answer",
-    ["I'll go with the first option.", "Use my gift card.", "Hmm, what would that cost?", "Thanks!"],
+    [
+        "I'll go with the first option.",
+        "Use my gift card.",
+        "Hmm, what would that cost?",
+        "Thanks!",
+        "Can you make sure my payment is the original one?",
+    ],
 )
 def test_a_write_after_anything_but_a_yes_is_stopped(answer: str) -> None:
     """Requirement G5: a choice, an instruction about payment or a question is not a confirmation."""

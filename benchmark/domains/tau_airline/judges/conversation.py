@@ -46,8 +46,11 @@ CONFIRMED_WRITES = frozenset(
 _RETRIED_WRITES = CONFIRMED_WRITES | {"cancel_reservation", "send_certificate"}
 
 YES = re.compile(
-    r"\b(yes|yeah|yep|confirm(?:ed)?|i confirm|proceed|go ahead|sounds good|looks good|that works|"
-    r"(?:that'?s|that is|it'?s|everything(?:'s| is)?) (?:correct|right|fine)|do it|please do)\b",
+    r"^\W*(?:sure|ok(?:ay)?|alright|all right)\b"  # an answer that opens with these; "make sure" is not one
+    r"|\b(?:yes|yeah|yep|confirm(?:ed)?|i confirm|agreed|i agree|absolutely|"
+    r"proceed|go ahead|go for it|sounds good|looks good|that works|"
+    r"(?:that'?s|that is|it'?s|everything(?:'s| is)?) (?:correct|right|fine)|"
+    r"(?:let'?s |please )?do (?:it|that|this|so))\b",
     re.IGNORECASE,
 )
 """An explicit yes: the policy's own word, and the phrases users say for it."""
