@@ -91,6 +91,13 @@ def bench(
     trajectories: Annotated[
         Path | None, typer.Option(help="--agent replay: our JSONL or a tau-bench results file.")
     ] = None,
+    conversation: Annotated[
+        bool,
+        typer.Option(
+            help="--agent replay: hand the guard the trajectory's conversation with each call and the commit "
+            "(--no-conversation: the same calls without it, to compare the judges with and without).",
+        ),
+    ] = True,
     fault_rate: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
     ] = 0.0,
@@ -146,6 +153,7 @@ def parse_bench(
     arms: str,
     agent: str,
     trajectories: Path | None,
+    conversation: bool,
     fault_rate: float,
     concurrency: int,
     workers: int | None,
@@ -179,7 +187,9 @@ def parse_bench(
         domain=domain,
         tasks_file=tasks_file,
         limit=limit,
-        agent=AgentSpec(agent, trajectories, model, base_url, api_key_env, user_model, faults, repair),
+        agent=AgentSpec(
+            agent, trajectories, model, base_url, api_key_env, user_model, faults, repair, conversation
+        ),
         guard_config=guard_config,
         fault_rate=fault_rate,
         db=db,

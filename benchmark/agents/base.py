@@ -11,9 +11,11 @@ say so in their name and in the report.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from judges import Turn
 
 __all__ = ["Agent", "AgentOutcome", "AgentTask", "ToolChannel", "ToolInfo", "ToolResult"]
 
@@ -44,7 +46,12 @@ class ToolChannel(Protocol):
         """The guard's commit tool in the guarded arm; ``None`` in the baseline arm."""
         ...
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult: ...
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
+        """Call a tool; ``conversation``, the turns said since the previous call, goes to a guard when there
+        is one (``_meta["guard/conversation"]``), and nowhere in the baseline arm."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,7 @@ one client for each domain and arm (:mod:`benchmark.run.hub`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,7 +41,7 @@ from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolRegistry
-from judges import CallRecord
+from judges import CallRecord, Turn
 
 __all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]
 
@@ -66,13 +66,15 @@ class RecordingChannel:
     def commit_tool(self) -> str | None:
         return self.inner.commit_tool
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
         if name == self.inner.commit_tool:
             self.commit_calls += 1
-            return await self.inner.call(name, arguments)
+            return await self.inner.call(name, arguments, conversation=conversation)
         if self.plan is not None:
             self.plan.next_call()
-        result = await self.inner.call(name, arguments)
+        result = await self.inner.call(name, arguments, conversation=conversation)
         write = next((not tool.read_only for tool in self.inner.tools if tool.name == name), True)
         self.trace.append(CallRecord(name, dict(arguments), write, not result.is_error))
         if result.is_error and INJECTED in result.text:

@@ -41,6 +41,8 @@ BENCH_CHAIN: tuple[dict[str, Any], ...] = ({"judge": "failed_write"},)
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
+    """The agent of a run; ``conversation``: the replay agent hands a trajectory's turns to the guard."""
+
     name: str = "replay"
     trajectories: Path | None = None
     model: str | None = None
@@ -49,6 +51,7 @@ class AgentSpec:
     user_model: str | None = None
     faults: str | None = None
     repair: float = 0.5
+    conversation: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,9 @@ def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
 
         if spec.trajectories is None:
             return _golden_agent(tasks)
-        agent = ReplayAgent.from_trajectories(read_agent_logs(spec.trajectories))
+        agent = ReplayAgent.from_trajectories(
+            read_agent_logs(spec.trajectories), conversation=spec.conversation
+        )
         missing = sorted({task.id for task in tasks.tasks} - agent.tasks)
         if missing:
             raise BenchmarkError(

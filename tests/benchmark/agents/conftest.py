@@ -27,6 +27,7 @@ from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
+from judges import Turn
 from tests.benchmark.agents import shop
 
 TRACE_JUDGES: list[dict[str, Any]] = [{"judge": "failed_write"}, {"judge": "duplicate_effect"}]
@@ -52,9 +53,11 @@ class Spy:
     def commit_tool(self) -> str | None:
         return self.inner.commit_tool
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
         self.calls.append((name, dict(arguments)))
-        return await self.inner.call(name, arguments)
+        return await self.inner.call(name, arguments, conversation=conversation)
 
     def tool_calls(self) -> list[tuple[str, dict[str, Any]]]:
         return [call for call in self.calls if call[0] != self.commit_tool]
