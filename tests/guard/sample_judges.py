@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -130,3 +131,22 @@ class Confirmed:
                     )
                 said = False
         return Verdict.of(findings)
+
+
+@dataclass(frozen=True)
+class Echo:
+    """Warns with what it read, as JSON: the conversation (null: none handed over) as [role, text] pairs,
+    then each call's tool and the turns said before it."""
+
+    name: str = "echo"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        said = (
+            None if context.conversation is None else [[t.role.value, t.text] for t in context.conversation]
+        )
+        calls = [[call.tool, [[t.role.value, t.text] for t in call.turns]] for call in context.calls]
+        message = json.dumps({"conversation": said, "calls": calls})
+        return Verdict.allow(Finding(self.name, Severity.WARN, message))
