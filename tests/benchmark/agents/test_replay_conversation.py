@@ -166,15 +166,16 @@ async def test_the_guarded_arms_judges_read_the_recorded_conversation(runs: Path
     assert results["guarded"].trajectory == f"{TASK}#0"
     assert [message[: len(HEARD)] for message in _heard(results["guarded"])] == [HEARD]
     assert results["baseline"].tool_calls == results["guarded"].tool_calls == 8
-    assert results["baseline"].agent_notes == results["guarded"].agent_notes == {"conversation": "handed over"}
+    handed = {"conversation": "handed over"}
+    assert results["baseline"].agent_notes == results["guarded"].agent_notes == handed
 
 
 def test_bench_no_conversation_replays_the_same_calls_without_it(runs: Path, tmp_path: Path) -> None:
     out = tmp_path / "off.jsonl"
+    run = ["--data", str(TAU_DATA), "--trajectories", str(runs), "--limit", "1", "--arms", "guarded"]
+    options = ["--workers", "1", "--guard-config", str(_guard_config(tmp_path)), "--out", str(out), "--quiet"]
     done = subprocess.run(
-        [sys.executable, "-m", "guard", "bench", "--data", str(TAU_DATA), "--trajectories", str(runs)]
-        + ["--limit", "1", "--arms", "guarded", "--no-conversation", "--workers", "1"]
-        + ["--guard-config", str(_guard_config(tmp_path)), "--out", str(out), "--quiet"],
+        [sys.executable, "-m", "guard", "bench", *run, "--no-conversation", *options],
         capture_output=True,
         text=True,
         timeout=600,
