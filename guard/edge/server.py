@@ -200,10 +200,7 @@ def build_server(
             raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
         if catalogue.schema(tool) is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {tool!r}")
-        try:
-            turns = said_in(ctx.meta, manager.settings.limits)
-        except InvalidConversation as exc:
-            raise MCPError(types.INVALID_PARAMS, exc.message) from exc
+        turns = _said(ctx, manager)
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
@@ -227,6 +224,14 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=catalogue.schema,
     )
+
+
+def _said(ctx: ServerRequestContext[Any, Any], manager: TransactionManager) -> tuple[Turn, ...] | None:
+    """The conversation a call hands over (None: none); one the host must fix is invalid params."""
+    try:
+        return said_in(ctx.meta, manager.settings.limits)
+    except InvalidConversation as exc:
+        raise MCPError(types.INVALID_PARAMS, exc.message) from exc
 
 
 @dataclass(frozen=True, slots=True)
