@@ -41,7 +41,7 @@ BENCH_CHAIN: tuple[dict[str, Any], ...] = ({"judge": "failed_write"},)
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
-    """The agent of a run; ``conversation``: the replay agent hands a trajectory's turns to the guard."""
+    """The agent of a run; ``conversation``: the replay and openai agents hand the guard the conversation."""
 
     name: str = "replay"
     trajectories: Path | None = None
@@ -169,6 +169,7 @@ def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
             base_url=spec.base_url or "https://api.openai.com/v1",
             api_key=os.environ.get(spec.api_key_env, ""),
             user_model=spec.user_model or spec.model,
+            conversation=spec.conversation,
         )
     raise BenchmarkError(f"unknown agent {spec.name!r}: use replay, simulated or openai")
 

@@ -40,10 +40,12 @@ async def no_sleep(seconds: float) -> None:
 
 @dataclass
 class Spy:
-    """A channel that remembers the calls it passed on (the commit tool's among them)."""
+    """A channel that remembers the calls it passed on (the commit tool's among them), and the
+    conversation each one handed over (``said``: None when none)."""
 
     inner: McpChannel
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    said: list[list[tuple[str, str]] | None] = field(default_factory=list)
 
     @property
     def tools(self) -> list[ToolInfo]:
@@ -57,6 +59,7 @@ class Spy:
         self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
     ) -> ToolResult:
         self.calls.append((name, dict(arguments)))
+        self.said.append(None if conversation is None else [(t.role.value, t.text) for t in conversation])
         return await self.inner.call(name, arguments, conversation=conversation)
 
     def tool_calls(self) -> list[tuple[str, dict[str, Any]]]:

@@ -173,6 +173,45 @@ async def test_a_whole_guarded_conversation(
         assert CONTEXT not in json.dumps(request.body)
 
 
+@pytest.mark.parametrize("conversation", [True, False])
+async def test_the_guard_is_handed_the_conversation_with_each_call(
+    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeOpenAIServer], conversation: bool
+) -> None:
+    """Requirement G44: as a host would, the agent hands the guard, with each tool call, the customer's
+    messages and its own visible texts (those sent with tool calls too) not handed over yet; with
+    ``conversation=False`` it hands nothing over and makes the same calls."""
+    agent_server, user_server = servers
+    agent_server.script(
+        says("Which ticket is it?"),
+        FakeReply("Let me look at it.", tool_calls=[{"name": "get_ticket", "arguments": {"ticket_id": 20}}]),
+        calls(("update_ticket", {"ticket_id": 20, "status": "hold", "note": "Waiting for UPS."})),
+        calls(("guard_commit", {"summary": "Ticket 20 on hold."})),
+        says("Ticket 20 is on hold."),
+    )
+    user_server.script(says("It is ticket 20."), says(STOP_TOKEN))
+    agent = agent_for(servers, conversation=conversation)
+    try:
+        async with guarded(tmp_path) as arm:
+            outcome = await agent.run(task("guarded"), arm.channel, random.Random(0))
+    finally:
+        await agent.aclose()
+    assert outcome.notes["commits"] == ["committed"]
+    assert [name for name, _ in arm.channel.calls] == ["get_ticket", "update_ticket", "guard_commit"]
+    if not conversation:
+        assert arm.channel.said == [None, None, None]
+        return
+    assert arm.channel.said == [
+        [
+            ("user", QUERY),
+            ("assistant", "Which ticket is it?"),
+            ("user", "It is ticket 20."),
+            ("assistant", "Let me look at it."),
+        ],
+        [],
+        [],
+    ]
+
+
 async def test_the_baseline_arm_has_no_commit_tool_and_no_commit_instructions(
     tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeOpenAIServer]
 ) -> None:
