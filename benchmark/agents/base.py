@@ -75,7 +75,11 @@ class AgentTask:
 
 @dataclass(frozen=True, slots=True)
 class AgentOutcome:
-    """What an agent did: its final message, its usage, and its texts to the user when it keeps them."""
+    """What an agent did: its final message, its usage, and its texts to the user when it keeps them.
+
+    ``final_turns`` are the turns said after its last tool call that it hands over (None: none), which
+    the runner hands the guard when it commits for an agent that did not.
+    """
 
     final_message: str
     prompt_tokens: int = 0
@@ -83,6 +87,7 @@ class AgentOutcome:
     trajectory: str | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
     messages: tuple[str, ...] = ()
+    final_turns: tuple[Turn, ...] | None = None
 
 
 class Agent(Protocol):

@@ -186,6 +186,7 @@ class OpenAIAgent:
             prompt_tokens=tally.prompt_tokens,
             completion_tokens=tally.completion_tokens,
             notes=_notes(tally, stop, dialogue),
+            final_turns=tally.unsaid() if self.conversation else None,
         )
 
     async def _tool(self, call: ToolCall, channel: ToolChannel, names: set[str], tally: _Tally) -> str:

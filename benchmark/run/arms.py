@@ -106,17 +106,18 @@ class ArmSession:
     audit: MemoryAudit | None = None
     keys: TrialKeys | None = None
 
-    async def finish(self, final_message: str) -> list[CommitVerdict]:
+    async def finish(self, final_message: str, turns: tuple[Turn, ...] | None = None) -> list[CommitVerdict]:
         """End the trial's open transaction (guarded arm) and return every commit attempt's verdict.
 
-        An agent that never committed is committed for, as a harness does through the admin API;
-        a commit that is still blocked then is rolled back.
+        An agent that never committed is committed for, as a harness does through the admin API, with
+        the ``turns`` said after its last call (None: none handed over); a commit that is still blocked
+        then is rolled back.
         """
         if self.manager is None or self.audit is None or self.keys is None:
             return []
         key = self.keys.current
         if self.manager.live(key) is not None:
-            reply = await self.manager.commit_by_id(key, final_message, via="admin")
+            reply = await self.manager.commit_by_id(key, final_message, via="admin", turns=turns)
             if reply.status not in ("committed", "rolled_back"):
                 await self.manager.rollback_by_id(key, "the trial ended with a blocked commit")
         return [

@@ -17,6 +17,7 @@ import pytest
 
 from benchmark.agents import AgentTask, OpenAIAgent, build_openai_agent
 from benchmark.agents.prompts import STOP_TOKEN, commit_instructions
+from judges import Role, Turn
 from tests.benchmark.agents.conftest import baseline, guarded
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
@@ -199,6 +200,7 @@ async def test_the_guard_is_handed_the_conversation_with_each_call(
     assert [name for name, _ in arm.channel.calls] == ["get_ticket", "update_ticket", "guard_commit"]
     if not conversation:
         assert arm.channel.said == [None, None, None]
+        assert outcome.final_turns is None
         return
     assert arm.channel.said == [
         [
@@ -210,6 +212,8 @@ async def test_the_guard_is_handed_the_conversation_with_each_call(
         [],
         [],
     ]
+    # what it said after its last call, for the harness to hand over should it commit for the agent
+    assert outcome.final_turns == (Turn(Role.ASSISTANT, "Ticket 20 is on hold."),)
 
 
 async def test_the_baseline_arm_has_no_commit_tool_and_no_commit_instructions(
