@@ -91,6 +91,9 @@ def bench(
     trajectories: Annotated[
         Path | None, typer.Option(help="--agent replay: our JSONL or a tau-bench results file.")
     ] = None,
+    conversation: Annotated[
+        bool, typer.Option(help="Hand the guard the conversation (replay, openai); off to compare judges.")
+    ] = True,
     fault_rate: Annotated[
         float, typer.Option(min=0.0, max=1.0, help="Transient tool failures per call.")
     ] = 0.0,
@@ -136,6 +139,14 @@ def bench(
     _run_with_progress(spec, run_options, quiet=quiet)
 
 
+def _arms(arms: str) -> tuple[Arm, ...]:
+    """``--arms``: baseline and/or guarded, once each."""
+    chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
+    if not chosen or any(a not in ("baseline", "guarded") for a in chosen) or len(set(chosen)) != len(chosen):
+        raise BenchmarkError(f"--arms must name baseline and/or guarded once each, not {arms!r}")
+    return cast(tuple[Arm, ...], chosen)
+
+
 def parse_bench(
     *,
     data: Path | None,
@@ -146,6 +157,7 @@ def parse_bench(
     arms: str,
     agent: str,
     trajectories: Path | None,
+    conversation: bool,
     fault_rate: float,
     concurrency: int,
     workers: int | None,
@@ -171,15 +183,15 @@ def parse_bench(
         raise BenchmarkError("--out results.jsonl is required (rerun with the same file to resume)")
     if domain is not None and domain not in domain_names():
         raise BenchmarkError(f"unknown domain {domain!r}; use one of {', '.join(domain_names())}")
-    chosen = tuple(part.strip() for part in arms.split(",") if part.strip())
-    if not chosen or any(a not in ("baseline", "guarded") for a in chosen) or len(set(chosen)) != len(chosen):
-        raise BenchmarkError(f"--arms must name baseline and/or guarded once each, not {arms!r}")
+    chosen = _arms(arms)
     spec = RunSpec(
         data_dir=data,
         domain=domain,
         tasks_file=tasks_file,
         limit=limit,
-        agent=AgentSpec(agent, trajectories, model, base_url, api_key_env, user_model, faults, repair),
+        agent=AgentSpec(
+            agent, trajectories, model, base_url, api_key_env, user_model, faults, repair, conversation
+        ),
         guard_config=guard_config,
         fault_rate=fault_rate,
         db=db,
@@ -187,7 +199,7 @@ def parse_bench(
     )
     run = RunOptions(
         trials=trials,
-        arms=cast(tuple[Arm, ...], chosen),
+        arms=chosen,
         seed=seed,
         concurrency=concurrency,
         out=out,

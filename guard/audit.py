@@ -13,6 +13,13 @@ promises, and the order the manager writes in so that it holds after a crash:
   afterwards, so that recovery finds every decision to commit and can ask
   the system of record whether it happened (:mod:`guard.recovery`).
 
+The conversation the agent's host handed over (:mod:`guard.conversation`) is
+kept where it was handed over: a call's ``turns`` (said before it), a commit
+attempt's ``turns`` (said before it), and a transaction's ``rollback_turns``
+(said before the agent rolled it back); each is None when the host sent none
+with that request and ``[]`` when it sent an empty list, redacted as
+``audit.redact`` says (:meth:`guard.redact.Redactor.turns`).
+
 Replicas share one log: :meth:`Audit.owner_of` says which instance opened a key's
 transaction, so that a replica refuses a key another one holds (requirement G33).
 
@@ -83,6 +90,7 @@ class TxnRecord:
     calls: int = 0
     blocked_attempts: int = 0
     summary: str | None = None
+    rollback_turns: list[dict[str, Any]] | None = None
 
     @classmethod
     def opened(
@@ -129,6 +137,7 @@ class CallEntry:
     retries: int
     latency_ms: float
     started_at: datetime
+    turns: list[dict[str, Any]] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -142,6 +151,7 @@ class CallEntry:
             "retries": self.retries,
             "latency_ms": round(self.latency_ms, 3),
             "started_at": self.started_at.isoformat(),
+            "turns": self.turns,
         }
 
 
@@ -166,6 +176,7 @@ class CommitEntry:
     at: datetime
     duration_ms: float = 0.0
     dispatch: list[dict[str, Any]] | None = None
+    turns: list[dict[str, Any]] | None = None
 
     @classmethod
     def of(
@@ -205,6 +216,7 @@ class CommitEntry:
             "summary": self.summary,
             "at": self.at.isoformat(),
             "duration_ms": round(self.duration_ms, 3),
+            "turns": self.turns,
         }
         if self.dispatch is not None:
             shown["dispatch"] = self.dispatch
@@ -229,6 +241,7 @@ class TxnDetail:
             **self.transaction.to_dict(),
             "call_log": [c.to_dict() for c in self.calls],
             "commit_log": [c.to_dict() for c in self.commits],
+            "rollback_turns": self.transaction.rollback_turns,
         }
 
 

@@ -26,7 +26,7 @@ import logging
 import sys
 import traceback
 import unicodedata
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from enum import IntEnum
 from pathlib import Path
@@ -539,11 +539,26 @@ def _calls(entries: Iterable[CallEntry]) -> Table:
     return table
 
 
+def _said_lines(turns: Iterable[Mapping[str, Any]] | None, before: str) -> Iterator[Text]:
+    """The turns said before ``before``, one line each (a line break in a turn is shown, not made)."""
+    if turns is None:
+        return
+    turns = list(turns)
+    if not turns:
+        yield _line("   said before ", before, ": nothing")
+        return
+    yield _line("   said before ", before, ":")
+    for t in turns:
+        length = (f" ({t['length']} characters)",) if "length" in t else ()
+        yield _line("     ", (t.get("role"), "bold"), ": ", t.get("text"), *length)
+
+
 def _commit_lines(commit: CommitEntry) -> Iterator[Text]:
     would = (" (would block: shadow mode)",) if commit.would_block else ()
     yield _line(
         f"commit #{commit.attempt} via ", commit.via, ": ", commit.decision, " → ", commit.status, *would
     )
+    yield from _said_lines(commit.turns, "this commit")
     if commit.summary:
         yield _line("   summary: ", commit.summary)
     for f in commit.findings:
@@ -568,6 +583,11 @@ def _print_detail(detail: TxnDetail) -> None:
     if t.summary:
         console.print(_line("summary: ", t.summary), soft_wrap=True)
     console.print(_calls(detail.calls))
+    for call in detail.calls:
+        for line in _said_lines(call.turns or None, f"call #{call.seq} {call.tool}"):
+            console.print(line, soft_wrap=True)
+    for line in _said_lines(t.rollback_turns, "the rollback"):
+        console.print(line, soft_wrap=True)
     for commit in detail.commits:
         for line in _commit_lines(commit):
             console.print(line, soft_wrap=True)

@@ -22,6 +22,7 @@ __all__ = [
     "HeldElsewhere",
     "InstanceInUse",
     "InvalidArguments",
+    "InvalidConversation",
     "NotFound",
     "PermissionDenied",
     "PreconditionFailed",
@@ -85,6 +86,12 @@ class StoreNotReady(GuardError):
 
 class RequestRejected(GuardError):
     """A request the guard refuses before anything runs (bad key, reserved name, unknown tool)."""
+
+
+class InvalidConversation(RequestRejected):
+    """A conversation handed over (``_meta["guard/conversation"]``, the admin commit's ``conversation``)
+    that is not a list of turns within the per-request limits; nothing ran. The MCP edge answers it as
+    JSON-RPC invalid params: the agent's host sent it, and only the host can fix it."""
 
 
 class Refused(GuardError):

@@ -9,6 +9,11 @@ out); an outcome the store cannot take now waits in a backlog
 outcome the system of record could not tell yet stays ``committing`` and is
 settled by :meth:`Ledger.tidy` once it can (:mod:`guard.recovery`); the commit
 marks of settled commits are dropped there too, in batches.
+
+Everything is redacted on its way in (``audit.redact``, :mod:`guard.redact`): the
+conversation's turns too, and the texts of a transaction's redacted turns are
+kept until it ends so that a finding quoting one is scrubbed in the log and on
+the span (:meth:`Ledger.traced`).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from guard.errors import RecordRefused
 from guard.recovery import settle_interrupted
 from guard.redact import Redactor
 from guard.tools import Tool
+from judges import Effect, Finding, Turn
 from judges.classify import ErrorClass
 
 __all__ = ["Ledger"]
@@ -48,14 +54,22 @@ class Ledger:
         self._backlog = AuditBacklog()
         self._unsure: set[str] = set()
         self._marks: set[str] = set()
+        self._said: dict[str, frozenset[str]] = {}
 
     def __len__(self) -> int:
         """Writes waiting for the audit store (0 when the log is complete)."""
         return len(self._backlog)
 
     async def settle_previous(self) -> list[TxnRecord]:
-        """At start: settle what a previous process of this instance left unsettled."""
-        return await settle_interrupted(self.audit, self.backend, self.instance, self.clock.now())
+        """At start: settle what a previous process of this instance left unsettled (logged)."""
+        settled = await settle_interrupted(self.audit, self.backend, self.instance, self.clock.now())
+        if settled:
+            log.warning(
+                "settled %d transactions of a previous run: %s",
+                len(settled),
+                ", ".join(f"{r.id} {r.status}" for r in settled),
+            )
+        return settled
 
     async def call(
         self,
@@ -70,8 +84,12 @@ class Ledger:
         started_at: datetime,
         retries: int = 0,
         latency_ms: float = 0.0,
+        turns: tuple[Turn, ...] | None = None,
     ) -> None:
-        """Write a call; raises when the store cannot take it (the caller must not answer it as done)."""
+        """Write a call and the turns said before it; raises when the store cannot take it (the caller
+        must not answer it as done)."""
+        said = None if turns is None else [turn.to_dict() for turn in turns]
+        self._heard(transaction_id, said)
         entry = CallEntry(
             transaction_id=transaction_id,
             seq=seq,
@@ -84,8 +102,28 @@ class Ledger:
             retries=retries,
             latency_ms=latency_ms,
             started_at=started_at,
+            turns=self.redactor.turns(said),
         )
         await self.audit.record_call(entry)
+
+    def _heard(self, transaction_id: str, turns: list[dict[str, Any]] | None) -> frozenset[str]:
+        """The redacted texts of the transaction's turns, ``turns`` included (what a finding may quote)."""
+        said = self._said.get(transaction_id, frozenset()) | self.redactor.said(turns)
+        if said:
+            self._said[transaction_id] = said
+        return said
+
+    def traced(
+        self,
+        transaction_id: str,
+        findings: tuple[Finding, ...],
+        effects: tuple[Effect, ...],
+        turns: tuple[Turn, ...] | None = None,
+    ) -> tuple[Finding, ...]:
+        """``findings`` as a span may carry them: redacted values' quotes replaced, the transaction's
+        turns and ``turns`` (the commit's) included."""
+        said = self._heard(transaction_id, None if turns is None else [turn.to_dict() for turn in turns])
+        return self.redactor.findings(findings, effects, said)
 
     async def decision(self, entry: CommitEntry, record: TxnRecord) -> None:
         """Write a decision to commit (``committing``); raises when the store cannot take it.
@@ -124,6 +162,8 @@ class Ledger:
         """
         done = partial(self._marks.add, record.id) if marked else None
         redacted = None if commit is None else self._redacted(commit)
+        self._said.pop(record.id, None)
+        record = replace(record, rollback_turns=self.redactor.turns(record.rollback_turns))
         if redacted is None:
             write = partial(self.audit.update_transaction, record)
         else:
@@ -146,16 +186,19 @@ class Ledger:
     def _redacted(self, entry: CommitEntry) -> CommitEntry:
         if not self.redactor:
             return entry
+        said = self._heard(entry.transaction_id, entry.turns)
         return replace(
             entry,
-            findings=self.redactor.logged_findings(entry.findings, entry.effects),
+            findings=self.redactor.logged_findings(entry.findings, entry.effects, said),
             effects=[self.redactor.effect(e) for e in entry.effects],
             dispatch=self.redactor.dispatch(entry.dispatch),
+            turns=self.redactor.turns(entry.turns),
         )
 
     def unsure(self, transaction_id: str) -> None:
         """A commit whose outcome the system of record could not tell: :meth:`tidy` settles it later."""
         self._unsure.add(transaction_id)
+        self._said.pop(transaction_id, None)
 
     async def tidy(self) -> None:
         """Retry waiting writes, settle commits of unknown outcome, drop commit marks no longer needed."""
@@ -186,9 +229,10 @@ def _refused_note(reason: str) -> str:
 def _bare_record(record: TxnRecord, reason: str | None = None) -> TxnRecord:
     """``record`` without its free text: its status, counts and times are what the log must keep."""
     note = None if reason is None else _refused_note(reason)
-    return replace(record, close_reason=note if record.close_reason is not None else None, summary=None)
+    closed = note if record.close_reason is not None else None
+    return replace(record, close_reason=closed, summary=None, rollback_turns=None)
 
 
 def _bare(entry: CommitEntry, reason: str) -> CommitEntry:
-    """``entry`` without its text and data (findings, effects, summary, dispatch), saying why."""
-    return replace(entry, findings=[], effects=[], summary=_refused_note(reason), dispatch=None)
+    """``entry`` without its text and data (findings, effects, summary, dispatch, turns), saying why."""
+    return replace(entry, findings=[], effects=[], summary=_refused_note(reason), dispatch=None, turns=None)

@@ -15,18 +15,40 @@ from opentelemetry.trace import Span
 
 from guard.audit import CommitEntry, TxnRecord
 from guard.backends.base import Session, UpstreamReport
+from guard.conversation import Conversation, turns_data
 from guard.replies import CommitReply, enforced
+from guard.tools import Tool
 from guard.transactions import CommitStatus, TxnState
-from judges import CallRecord, Decision, Effect, Finding
+from judges import CallRecord, Decision, Effect, Finding, Turn
 
-__all__ = ["Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
+__all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """One call as the agent asked for it: the tool, its arguments (as the log keeps them), and the
+    conversation's turns the host handed over with it (None: none)."""
+
+    spec: Tool
+    arguments: dict[str, Any]
+    turns: tuple[Turn, ...] | None = None
+
+    def record(self, ok: bool, error_class: str | None, error_message: str | None) -> CallRecord:
+        """The call as the trace judges read it."""
+        spec = self.spec
+        return CallRecord(
+            spec.name, self.arguments, spec.write, ok, error_class, error_message, self.turns or ()
+        )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attempt:
-    """One commit attempt as the gate decided it: typed until the log's record (:meth:`entry`)."""
+    """One commit attempt as the gate decided it: typed until the log's record (:meth:`entry`).
+
+    ``turns`` are the conversation's turns the host handed over with it (None: none).
+    """
 
     number: int
     via: str
@@ -37,6 +59,7 @@ class Attempt:
     at: datetime
     started: float
     """``time.perf_counter()`` when the attempt began (its duration is measured from it)."""
+    turns: tuple[Turn, ...] | None = None
 
     def entry(
         self, transaction_id: str, status: CommitStatus, *, dispatch: list[dict[str, Any]] | None = None
@@ -53,12 +76,14 @@ class Attempt:
             summary=self.summary,
             at=self.at,
         )
-        return replace(entry, duration_ms=(time.perf_counter() - self.started) * 1000, dispatch=dispatch)
+        duration_ms = (time.perf_counter() - self.started) * 1000
+        return replace(entry, duration_ms=duration_ms, dispatch=dispatch, turns=turns_data(self.turns))
 
 
 @dataclass(eq=False)
 class LiveTxn:
-    """One open transaction as the manager holds it: its state, its backend session, what it did."""
+    """One open transaction as the manager holds it: its state, its backend session, what it did,
+    and what its host said (``conversation``: each recorded call's turns, then each commit attempt's)."""
 
     state: TxnState
     session: Session
@@ -70,6 +95,7 @@ class LiveTxn:
     logged: int = 0
     argument_bytes: int = 0
     escalated: Attempt | None = None
+    conversation: Conversation = field(default_factory=Conversation)
 
     def next_seq(self) -> int:
         """The audit log's number for this transaction's next call record."""

@@ -33,6 +33,8 @@ from typing import Any, TypeVar
 from guard.audit import Audit, CommitEntry, TxnRecord, would_block
 from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
+from guard.conversation import size as said_size
+from guard.conversation import turns_data
 from guard.errors import (
     AuditError,
     BackendError,
@@ -47,10 +49,20 @@ from guard.errors import (
 from guard.gate import CommitGate, GateResult
 from guard.ledger import Ledger
 from guard.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
-from guard.live import Attempt, KeyLocks, LiveTxn, quietly, undone
+from guard.live import Asked, Attempt, KeyLocks, LiveTxn, quietly, undone
 from guard.recovery import record_recovered
 from guard.redact import Redactor
-from guard.replies import CommitReply, ToolReply, TxnKey, call_reply, commit_message, enforced, lost_text
+from guard.replies import (
+    CommitReply,
+    ToolReply,
+    TxnKey,
+    call_reply,
+    commit_message,
+    enforced,
+    lost_text,
+    undecided,
+    unrecorded_call,
+)
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -67,7 +79,7 @@ from guard.transactions import (
     idle_expired,
     require_open,
 )
-from judges import CallRecord, Decision, Finding, Severity, Verdict
+from judges import Decision, Finding, Severity, Turn, Verdict
 from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
@@ -161,12 +173,6 @@ class TransactionManager:
             await self.backend.close()
             raise
         aborted = [r.id for r in settled if r.status == Status.ABORTED.value]
-        if settled:
-            log.warning(
-                "settled %d transactions of a previous run: %s",
-                len(settled),
-                ", ".join(f"{r.id} {r.status}" for r in settled),
-            )
         await self._recover(restarted=True)
         self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
         return aborted
@@ -346,90 +352,80 @@ class TransactionManager:
 
     # -- calls -----------------------------------------------------------------------------
 
-    async def call(self, key: TxnKey, tool: str, arguments: Mapping[str, Any] | None) -> ToolReply:
+    async def call(
+        self,
+        key: TxnKey,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        turns: tuple[Turn, ...] | None = None,
+    ) -> ToolReply:
         """Run one call in the key's transaction (opened by the first call); its arguments checked once.
 
         A call refused for its arguments opens nothing; in an open transaction it is recorded and
-        counts toward the transaction's limits like any other (Requirement G20).
+        counts toward the transaction's limits like any other (Requirement G20). ``turns``, the
+        conversation said before it (None: none handed over), count with its arguments and are kept
+        with the call once it is recorded; a call refused for a limit keeps none.
         """
-        spec = self.tool(tool)
-        arguments = dict(arguments or {})
-        measured = measure_arguments(arguments, self.settings.limits.max_argument_depth)
+        asked = Asked(self.tool(tool), dict(arguments or {}), turns)
+        measured = measure_arguments(asked.arguments, self.settings.limits.max_argument_depth)
+        size = measured.size + said_size(turns)
         try:
             if measured.problem is not None:
                 raise InvalidArguments(f"{tool}: {measured.problem}; nothing was run")
-            parsed = spec.validate(arguments)
+            parsed = asked.spec.validate(asked.arguments)
         except InvalidArguments as error:
             refusal = error
             live = self._live.get(key.id)
             if live is not None and live.state.principal == key.principal and live.state.live:
                 refused = live
                 return await self._shielded(
-                    refused, lambda: self._refuse_arguments(refused, spec, arguments, measured, refusal)
+                    refused, lambda: self._refuse_arguments(refused, asked, measured, size, refusal)
                 )
             return ToolReply(self.backend.error_text(tool, refusal), None, True, refusal.error_class, key.id)
         live = await self._get(key, open_new=True)
-        return await self._shielded(
-            live, lambda: self._run_call(live, spec, arguments, parsed, measured.size)
-        )
+        return await self._shielded(live, lambda: self._run_call(live, asked, parsed, size))
 
     async def _refuse_arguments(
-        self,
-        live: LiveTxn,
-        spec: Tool,
-        arguments: dict[str, Any],
-        measured: ArgumentsMeasured,
-        error: ToolError,
+        self, live: LiveTxn, asked: Asked, measured: ArgumentsMeasured, size: int, error: ToolError
     ) -> ToolReply:
         """Record a call refused for its arguments, counted toward the transaction's limits."""
-        limited = await self._over_limit(live, spec, arguments, measured.size)
+        limited = await self._over_limit(live, asked, size)
         if limited is not None:
             return limited
-        live.argument_bytes += measured.size
+        live.argument_bytes += size
         if measured.problem is not None:
-            arguments = {"_omitted": f"{measured.size} bytes: {measured.problem}"}
-        return await self._refuse(live, spec, arguments, error)
+            asked = replace(asked, arguments={"_omitted": f"{measured.size} bytes: {measured.problem}"})
+        return await self._refuse(live, asked, error)
 
-    async def _over_limit(
-        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], size: int
-    ) -> ToolReply | None:
-        """The refusal of one more call of ``size`` argument bytes past the transaction's limits, or None."""
+    async def _over_limit(self, live: LiveTxn, asked: Asked, size: int) -> ToolReply | None:
+        """The refusal of one more call of ``size`` bytes (arguments and turns) past the transaction's
+        limits, or None; the refused call is logged without its turns (they are what passed a limit)."""
         refusal = call_refusal(
             live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
         )
         if refusal is None:
             return None
-        logged = arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
+        logged = asked.arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
         error = ToolError(refusal, error_class=ErrorClass.PRECONDITION_FAILED)
-        return await self._refuse(live, spec, logged, error, traced=False)
+        return await self._refuse(live, Asked(asked.spec, logged), error, traced=False)
 
     async def _refuse(
-        self,
-        live: LiveTxn,
-        spec: Tool,
-        arguments: dict[str, Any],
-        error: ToolError,
-        *,
-        traced: bool = True,
+        self, live: LiveTxn, asked: Asked, error: ToolError, *, traced: bool = True
     ) -> ToolReply:
         """Record a call refused before it ran (it changed nothing) and answer it."""
         if traced:
-            live.trace.append(
-                CallRecord(spec.name, arguments, spec.write, False, error.error_class, error.message)
-            )
-        reply = ToolReply(
-            self.backend.error_text(spec.name, error), None, True, error.error_class, live.state.id
-        )
-        return await self._recorded(live, spec, arguments, reply, error.message, started_at=self.clock.now())
+            live.trace.append(asked.record(False, error.error_class, error.message))
+        text = self.backend.error_text(asked.spec.name, error)
+        reply = ToolReply(text, None, True, error.error_class, live.state.id)
+        return await self._recorded(live, asked, reply, error.message, started_at=self.clock.now())
 
-    async def _run_call(
-        self, live: LiveTxn, spec: Tool, arguments: dict[str, Any], parsed: Arguments, size: int
-    ) -> ToolReply:
+    async def _run_call(self, live: LiveTxn, asked: Asked, parsed: Arguments, size: int) -> ToolReply:
         require_open(live.state)
-        limited = await self._over_limit(live, spec, arguments, size)
+        limited = await self._over_limit(live, asked, size)
         if limited is not None:
             return limited
         live.argument_bytes += size
+        spec = asked.spec
         live.state = after_call(live.state, self.clock.monotonic())
         started_at = self.clock.now()
         started = time.perf_counter()
@@ -460,13 +456,10 @@ class TransactionManager:
             reply = replace(
                 reply, text=self.backend.error_text(spec.name, ToolError(error_message)), ended=True
             )
-        live.trace.append(
-            CallRecord(spec.name, arguments, spec.write, not reply.is_error, reply.error_class, error_message)
-        )
+        live.trace.append(asked.record(not reply.is_error, reply.error_class, error_message))
         reply = await self._recorded(
             live,
-            spec,
-            arguments,
+            asked,
             reply,
             error_message,
             started_at=started_at,
@@ -480,8 +473,7 @@ class TransactionManager:
     async def _recorded(
         self,
         live: LiveTxn,
-        spec: Tool,
-        arguments: dict[str, Any],
+        asked: Asked,
         reply: ToolReply,
         error_message: str | None,
         *,
@@ -489,51 +481,57 @@ class TransactionManager:
         retries: int = 0,
         latency_ms: float = 0.0,
     ) -> ToolReply:
-        """``reply`` once the call is in the audit log; if it cannot be, the transaction is rolled back."""
+        """``reply`` once the call (its turns too) is in the audit log; if it cannot be, the transaction is
+        rolled back. Its turns join the transaction's conversation once recorded."""
         seq = live.next_seq()
         try:
             await self.ledger.call(
                 live.state.id,
                 seq,
-                spec,
-                arguments,
+                asked.spec,
+                asked.arguments,
                 reply.error_class,
                 error_message,
                 ok=not reply.is_error,
                 started_at=started_at,
                 retries=retries,
                 latency_ms=latency_ms,
+                turns=asked.turns,
             )
         except Exception as exc:
             log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
-            reason = (
-                f"the audit log could not record call {seq} ({type(exc).__name__}); rolled back so "
-                "that nothing unrecorded is committed"
-            )
+            reason, message = unrecorded_call(asked.spec.name, seq, live.state.id, exc)
             if live.state.live:
                 await self._close(live, Status.ABORTED, reason, via="audit")
-            message = (
-                f"{spec.name}: the guard could not record this call in its audit log, so it rolled back "
-                f"transaction {live.state.id}: nothing was changed. Start a new transaction and do the work "
-                "again."
+            text = self.backend.error_text(
+                asked.spec.name, ToolError(message, error_class=ErrorClass.TRANSIENT)
             )
-            error = ToolError(message, error_class=ErrorClass.TRANSIENT)
-            text = self.backend.error_text(spec.name, error)
             return ToolReply(text, None, True, ErrorClass.TRANSIENT, live.state.id, ended=True)
+        live.conversation = live.conversation.after(asked.turns)
         return reply
 
     # -- commit, rollback, review ----------------------------------------------------------
 
-    async def commit(self, key: TxnKey, summary: str, *, via: str = "tool") -> CommitReply:
-        """Judge the transaction's end state and commit it, or say why not."""
+    async def commit(
+        self, key: TxnKey, summary: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
+        """Judge the transaction's end state and commit it, or say why not.
+
+        ``turns``, said since the last call (None: none handed over), join the transaction's conversation
+        before the judges read it (``CommitContext.conversation``, None while the host has sent none).
+        """
         live = await self._get(key, open_new=via == "tool")
-        return await self._shielded(live, lambda: self._commit(live, summary, via))
+        return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
-    async def commit_by_id(self, transaction_id: str, summary: str, *, via: str = "admin") -> CommitReply:
+    async def commit_by_id(
+        self, transaction_id: str, summary: str, *, via: str = "admin", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
         live = self._by_id(transaction_id)
-        return await self._shielded(live, lambda: self._commit(live, summary, via))
+        return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
-    async def _commit(self, live: LiveTxn, summary: str, via: str) -> CommitReply:
+    async def _commit(
+        self, live: LiveTxn, summary: str, via: str, turns: tuple[Turn, ...] | None
+    ) -> CommitReply:
         if live.state.status is Status.PENDING_APPROVAL:
             message = "the transaction is waiting for a reviewer"
             return self._reply(live, CommitStatus.PENDING_APPROVAL, None, message)
@@ -541,6 +539,7 @@ class TransactionManager:
         if (lost_reply := await self._if_lost(live, via)) is not None:
             return lost_reply
         started = time.perf_counter()
+        live.conversation = live.conversation.after(turns)
         with self.telemetry.commit_span(live.span, live.state.id, live.attempts + 1, via) as span:
             result = await self._judge(live, summary)
             if (lost_reply := await self._if_lost(live, via)) is not None:
@@ -558,7 +557,9 @@ class TransactionManager:
                 summary=summary,
                 at=self.clock.now(),
                 started=started,
+                turns=turns,
             )
+            traced = self.ledger.traced(live.state.id, verdict.findings, result.effects, turns)
             shown = enforced(verdict.findings)
             message = commit_message(
                 state, verdict.decision, shown, len(result.effects), live.session.applied()
@@ -571,7 +572,7 @@ class TransactionManager:
                 span,
                 decision=verdict.decision.value,
                 status=reply.status.value,
-                findings=self.ledger.redactor.findings(verdict.findings, result.effects),
+                findings=traced,
                 effects=len(result.effects),
                 would_block=would_block(reply.status, [f.to_dict() for f in verdict.findings]),
             )
@@ -596,6 +597,7 @@ class TransactionManager:
                 live.session.reader,
                 now=self.clock.now(),
                 principal=live.state.principal,
+                conversation=live.conversation.turns,
             )
         except Exception as exc:
             log.exception("the commit gate of %s failed", live.state.id)
@@ -643,16 +645,8 @@ class TransactionManager:
             await self.ledger.decision(attempt.entry(live.state.id, CommitStatus.COMMITTING), intent)
         except Exception as exc:
             log.error("could not record the decision to commit %s: %r", live.state.id, exc)
-            finding = Finding(
-                "guard",
-                Severity.BLOCK,
-                f"the guard could not record its decision to commit in its audit log ({type(exc).__name__}); "
-                "nothing was committed and the transaction is still open",
-                hint=f"call {self.commit_tool} again",
-            )
-            text = f"blocked, nothing was committed: {finding.message} (hint: {finding.hint})"
-            refused = replace(attempt, findings=(finding,))
-            return self._reply(live, CommitStatus.BLOCKED, refused, text)
+            finding, text = undecided(exc, self.commit_tool)
+            return self._reply(live, CommitStatus.BLOCKED, replace(attempt, findings=(finding,)), text)
         live.attempts = attempt.number
         live.record = intent
         state, message, report = await self._apply(live, state, message)
@@ -710,17 +704,23 @@ class TransactionManager:
             status, attempt, message, max_blocked=self.settings.commit.max_blocked, report=report
         )
 
-    async def rollback(self, key: TxnKey, reason: str, *, via: str = "tool") -> CommitReply:
+    async def rollback(
+        self, key: TxnKey, reason: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
+        """Roll the transaction back; ``turns`` said before it (None: none) are kept as ``rollback_turns``."""
         live = await self._get(key, open_new=False)
-        return await self._shielded(live, lambda: self._rollback(live, reason, via))
+        return await self._shielded(live, lambda: self._rollback(live, reason, via, turns))
 
     async def rollback_by_id(self, transaction_id: str, reason: str, *, via: str = "admin") -> CommitReply:
         live = self._by_id(transaction_id)
-        return await self._shielded(live, lambda: self._rollback(live, reason, via))
+        return await self._shielded(live, lambda: self._rollback(live, reason, via, None))
 
-    async def _rollback(self, live: LiveTxn, reason: str, via: str) -> CommitReply:
+    async def _rollback(
+        self, live: LiveTxn, reason: str, via: str, turns: tuple[Turn, ...] | None
+    ) -> CommitReply:
         if not live.state.live:
             raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
+        live.record = replace(live.record, rollback_turns=turns_data(turns))
         await self._close(live, Status.ROLLED_BACK, reason, via=via)
         return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
 

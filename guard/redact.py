@@ -6,7 +6,16 @@ or a table name (a row effect's before and after images), or ``*`` for any;
 a field ``*`` matches every key at its level. A value found there is written
 as ``"[redacted]"``; where a judge's finding quotes such a value (its message,
 hint or evidence), the quote is replaced too before the finding is logged or
-put on a span (:meth:`Redactor.findings`). What the judges see is not redacted (they must judge the
+put on a span (:meth:`Redactor.findings`).
+
+The conversation a host hands over (:mod:`guard.conversation`) has a scope of
+its own, :data:`CONVERSATION` (``*`` does not reach it): ``guard/conversation.user``,
+``guard/conversation.assistant`` or ``guard/conversation.*`` (every turn). A
+redacted turn keeps its role and its length in characters, not its words:
+``{"role": "user", "text": "[redacted]", "length": 42}`` (:meth:`Redactor.turns`);
+a finding that quotes a redacted turn whole (four characters or more) has the
+quote replaced, a finding that quotes a part of one does not: a judge over a
+redacted conversation should not quote it. What the judges see is not redacted (they must judge the
 real values), nor what a held write sends upstream: an outbox entry keeps its
 arguments until its transaction has ended, and is redacted then.
 """
@@ -20,9 +29,12 @@ from typing import Any
 
 from judges import Effect, Finding
 
-__all__ = ["REDACTED", "Redactor", "check_path", "scrub"]
+__all__ = ["CONVERSATION", "REDACTED", "Redactor", "check_path", "scrub"]
 
 REDACTED = "[redacted]"
+CONVERSATION = "guard/conversation"
+"""The scope of ``audit.redact`` paths over the conversation's turns: ``.user``, ``.assistant`` or ``.*``."""
+_ROLES = ("user", "assistant", "*")
 _PATH = re.compile(r"^[^.\s]+(\.[^.\s]+)+$")
 _CALL = "call:"
 _SHORTEST_QUOTE = 4  # shorter values (a flag, a small number) are too common to scrub from free text
@@ -32,6 +44,11 @@ def check_path(path: str) -> str:
     """``path`` if it reads ``<scope>.<field>[.<field>...]``; else ``ValueError`` saying how it should."""
     if not _PATH.match(path):
         raise ValueError(f"{path!r} is not <tool or table>.<field>[.<field>...] (use * for any)")
+    scope, _, fields = path.partition(".")
+    if scope == CONVERSATION and fields not in _ROLES:
+        raise ValueError(
+            f"{path!r}: the conversation's paths are {', '.join(f'{scope}.{r}' for r in _ROLES)}"
+        )
     return path
 
 
@@ -40,12 +57,37 @@ class Redactor:
 
     def __init__(self, paths: Sequence[str] = ()) -> None:
         self._rules: list[tuple[str, tuple[str, ...]]] = []
+        self._roles: frozenset[str] = frozenset()
         for path in paths:
             scope, *fields = check_path(path).split(".")
-            self._rules.append((scope, tuple(fields)))
+            if scope == CONVERSATION:
+                self._roles |= {fields[0]}
+            else:
+                self._rules.append((scope, tuple(fields)))
 
     def __bool__(self) -> bool:
-        return bool(self._rules)
+        return bool(self._rules or self._roles)
+
+    def _hides(self, role: object) -> bool:
+        return "*" in self._roles or role in self._roles
+
+    def turns(self, turns: Sequence[Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+        """Logged turns (``Turn.to_dict`` each) with the redacted roles' text replaced, its length kept."""
+        if turns is None or not self._roles:
+            return None if turns is None else [dict(t) for t in turns]
+        return [
+            {"role": t.get("role"), "text": REDACTED, "length": len(str(t.get("text", "")))}
+            if self._hides(t.get("role"))
+            else dict(t)
+            for t in turns
+        ]
+
+    def said(self, turns: Sequence[Mapping[str, Any]] | None) -> frozenset[str]:
+        """The redacted turns' texts in ``turns``, as text a finding may quote whole."""
+        if not turns or not self._roles:
+            return frozenset()
+        found = (str(t.get("text", "")) for t in turns if self._hides(t.get("role")))
+        return frozenset(text for text in found if len(text) >= _SHORTEST_QUOTE)
 
     def arguments(self, tool: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         """A call's arguments with the paths for ``tool`` redacted (a copy; the input is left alone)."""
@@ -92,9 +134,11 @@ class Redactor:
                     _collect(row, fields, found)
         return frozenset(text for text in found if len(text) >= _SHORTEST_QUOTE)
 
-    def findings(self, findings: Sequence[Finding], effects: Sequence[Effect]) -> tuple[Finding, ...]:
-        """``findings`` with every quote of a redacted value of ``effects`` replaced."""
-        quotes = self.quoted(_rows(effects)) if self else frozenset()
+    def findings(
+        self, findings: Sequence[Finding], effects: Sequence[Effect], said: frozenset[str] = frozenset()
+    ) -> tuple[Finding, ...]:
+        """``findings`` with every quote of a redacted value of ``effects``, or of ``said``, replaced."""
+        quotes = (self.quoted(_rows(effects)) | said) if self else frozenset()
         if not quotes:
             return tuple(findings)
         return tuple(
@@ -108,10 +152,14 @@ class Redactor:
         )
 
     def logged_findings(
-        self, findings: Sequence[Mapping[str, Any]], effects: Sequence[Mapping[str, Any]]
+        self,
+        findings: Sequence[Mapping[str, Any]],
+        effects: Sequence[Mapping[str, Any]],
+        said: frozenset[str] = frozenset(),
     ) -> list[dict[str, Any]]:
-        """Serialised findings (``Finding.to_dict``) scrubbed of the redacted values of serialised effects."""
-        quotes = self.quoted(
+        """Serialised findings (``Finding.to_dict``) scrubbed of the redacted values of serialised effects
+        and of ``said`` (redacted turns' texts, :meth:`said`)."""
+        quotes = said | self.quoted(
             (str(e.get("table", "")), row) for e in effects for row in (e.get("before"), e.get("after"))
         )
         return [scrub(dict(f), quotes) for f in findings]

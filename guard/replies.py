@@ -13,7 +13,7 @@ from guard.errors import ToolError
 from guard.retry import Retried
 from guard.tools import ErrorText, Tool
 from guard.transactions import CommitStatus, Status, TxnState
-from judges import Decision, Effect, Finding
+from judges import Decision, Effect, Finding, Severity
 from judges.classify import ErrorClass
 
 __all__ = [
@@ -24,6 +24,8 @@ __all__ = [
     "commit_message",
     "enforced",
     "lost_text",
+    "undecided",
+    "unrecorded_call",
 ]
 
 
@@ -173,3 +175,30 @@ def lost_text(transaction_id: str, reason: str) -> str:
         "earlier calls included; nothing was committed. Start a new transaction (a new key) and do the "
         "work again."
     )
+
+
+def unrecorded_call(tool: str, seq: int, transaction_id: str, error: Exception) -> tuple[str, str]:
+    """The close reason, and the agent's text, of a call the audit log could not record (its transaction is
+    rolled back so that nothing unrecorded is committed)."""
+    reason = (
+        f"the audit log could not record call {seq} ({type(error).__name__}); rolled back so "
+        "that nothing unrecorded is committed"
+    )
+    message = (
+        f"{tool}: the guard could not record this call in its audit log, so it rolled back "
+        f"transaction {transaction_id}: nothing was changed. Start a new transaction and do the work again."
+    )
+    return reason, message
+
+
+def undecided(error: Exception, commit_tool: str) -> tuple[Finding, str]:
+    """The finding, and the reply's text, of a decision to commit the audit log could not record (nothing was
+    committed, the transaction stays open)."""
+    finding = Finding(
+        "guard",
+        Severity.BLOCK,
+        f"the guard could not record its decision to commit in its audit log ({type(error).__name__}); "
+        "nothing was committed and the transaction is still open",
+        hint=f"call {commit_tool} again",
+    )
+    return finding, f"blocked, nothing was committed: {finding.message} (hint: {finding.hint})"

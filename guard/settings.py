@@ -278,7 +278,8 @@ class AuditSettings(_Section):
     redact: list[str] = Field(
         default_factory=list,
         description="Paths kept out of the audit log and the settled outbox: <tool or table>.<field>[...], "
-        "* for any (e.g. create_payment.card_number, *.password, customers.ssn).",
+        "* for any (e.g. create_payment.card_number, *.password, customers.ssn); the conversation's turns "
+        "by role: guard/conversation.user, guard/conversation.assistant, guard/conversation.*.",
     )
 
     @field_validator("redact")
@@ -303,7 +304,10 @@ class LimitSettings(_Section):
     )
     max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
     max_argument_bytes_per_transaction: int = Field(
-        8_388_608, ge=1024, description="Total size of one transaction's call arguments, as JSON."
+        8_388_608,
+        ge=1024,
+        description="Total size of one transaction's call arguments, as JSON, with the conversation's turns "
+        "handed over with its calls.",
     )
     max_argument_depth: int = Field(
         64,
@@ -311,6 +315,18 @@ class LimitSettings(_Section):
         le=100,
         description="Nesting levels a call's arguments may have (the arguments object is level 1); deeper "
         "ones are refused as invalid arguments.",
+    )
+    max_turns_per_request: int = Field(
+        200,
+        ge=1,
+        description="Turns of the conversation one request may hand over (_meta['guard/conversation'], the "
+        "admin commit's conversation); more is refused as invalid params.",
+    )
+    max_conversation_bytes_per_request: int = Field(
+        262_144,
+        ge=1024,
+        description="Bytes of conversation (compact JSON, UTF-8) one request may hand over; a call's turns "
+        "also count toward max_argument_bytes_per_transaction.",
     )
 
 

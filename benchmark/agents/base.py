@@ -11,9 +11,11 @@ say so in their name and in the report.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from judges import Turn
 
 __all__ = ["Agent", "AgentOutcome", "AgentTask", "ToolChannel", "ToolInfo", "ToolResult"]
 
@@ -44,7 +46,12 @@ class ToolChannel(Protocol):
         """The guard's commit tool in the guarded arm; ``None`` in the baseline arm."""
         ...
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult: ...
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
+        """Call a tool; ``conversation``, the turns said since the previous call, goes to a guard when there
+        is one (``_meta["guard/conversation"]``), and nowhere in the baseline arm."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +75,11 @@ class AgentTask:
 
 @dataclass(frozen=True, slots=True)
 class AgentOutcome:
-    """What an agent did: its final message, its usage, and its texts to the user when it keeps them."""
+    """What an agent did: its final message, its usage, and its texts to the user when it keeps them.
+
+    ``final_turns`` are the turns said after its last tool call that it hands over (None: none), which
+    the runner hands the guard when it commits for an agent that did not.
+    """
 
     final_message: str
     prompt_tokens: int = 0
@@ -76,6 +87,7 @@ class AgentOutcome:
     trajectory: str | None = None
     notes: Mapping[str, Any] = field(default_factory=dict)
     messages: tuple[str, ...] = ()
+    final_turns: tuple[Turn, ...] | None = None
 
 
 class Agent(Protocol):

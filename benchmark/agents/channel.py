@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import mcp_types as types
@@ -10,6 +10,8 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from benchmark.agents.base import ToolInfo, ToolResult
+from guard.conversation import META_KEY as CONVERSATION
+from judges import Turn
 
 __all__ = ["McpChannel"]
 
@@ -22,7 +24,9 @@ class McpChannel:
     ``protocol_errors`` for the runner.
 
     ``meta`` is sent with every call (the benchmark names the trial there,
-    when one client serves many trials). ``tools``, when given, is the listing
+    when one client serves many trials); a call's conversation is added to it
+    as ``_meta["guard/conversation"]`` when the channel leads to a guard (it
+    has a commit tool). ``tools``, when given, is the listing
     another channel on the same client already made; :meth:`open` is then not
     needed.
     """
@@ -64,11 +68,17 @@ class McpChannel:
     def commit_tool(self) -> str | None:
         return self._commit_tool
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
         """The tool's result; a JSON-RPC error (unknown tool, refused call) comes back as an error result."""
         self.calls += 1
+        meta = self._meta
+        if conversation is not None and self._commit_tool is not None:
+            said = [turn.to_dict() for turn in conversation]
+            meta = cast(types.RequestParamsMeta, {**(self._meta or {}), CONVERSATION: said})
         try:
-            result = await self._client.call_tool(name, dict(arguments), meta=self._meta)
+            result = await self._client.call_tool(name, dict(arguments), meta=meta)
         except MCPError as exc:
             self.errors += 1
             self.protocol_errors.append((exc.code, exc.message))

@@ -14,6 +14,11 @@ first user message is the task's query, verbatim. The loop:
   :class:`~benchmark.agents.user.UserSimulator`, whose answer comes back as
   the next user message.
 
+In the guarded arm the guard is handed the conversation, as a host hands it
+over: with each tool call that reaches the channel, the customer's messages and
+the model's visible texts (those it sends with tool calls included) not yet
+handed over (``conversation=False``, ``guard bench --no-conversation``: none).
+
 The conversation ends when the customer ends it (the stop token), after
 ``max_turns`` messages to the customer, or when the model asks for more than
 ``max_tool_calls`` tool calls. The final message is the agent's last message
@@ -50,6 +55,8 @@ from benchmark.agents.commit import read_commit
 from benchmark.agents.prompts import agent_system_prompt
 from benchmark.agents.retry import RetryingChat
 from benchmark.agents.user import Turn, UserSimulator
+from judges import Role
+from judges import Turn as Said
 from judges.rubric import ChatMessage, ChatModel, OpenAIChat, ToolCall
 
 __all__ = ["OpenAIAgent", "build_openai_agent"]
@@ -73,6 +80,18 @@ class _Tally:
     length_stops: int = 0
     commits: list[str | None] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
+    said: list[Said] = field(default_factory=list)
+    handed_over: int = 0
+
+    def say(self, role: Role, text: str) -> None:
+        """A visible text of the conversation, for the guard (blank ones are not turns)."""
+        if text.strip():
+            self.said.append(Said(role, text))
+
+    def unsaid(self) -> tuple[Said, ...]:
+        """The turns not handed over yet; from now on, handed over."""
+        turns, self.handed_over = tuple(self.said[self.handed_over :]), len(self.said)
+        return turns
 
 
 class OpenAIAgent:
@@ -90,6 +109,7 @@ class OpenAIAgent:
         max_tokens: int = 4096,
         temperature: float | None = None,
         clients: Sequence[OpenAIChat] = (),
+        conversation: bool = True,
     ) -> None:
         if min(max_turns, max_tool_calls, max_tokens) < 1:
             raise ValueError("max_turns, max_tool_calls and max_tokens must be positive")
@@ -99,6 +119,7 @@ class OpenAIAgent:
         self.max_tool_calls = max_tool_calls
         self.max_tokens = max_tokens
         self.temperature = temperature
+        self.conversation = conversation
         self._clients = list(clients)
 
     async def aclose(self) -> None:
@@ -107,7 +128,7 @@ class OpenAIAgent:
             await self._clients.pop().aclose()
 
     async def run(self, task: AgentTask, channel: ToolChannel, rng: random.Random) -> AgentOutcome:
-        tally = _Tally()
+        tally = _Tally(said=[Said(Role.USER, task.query)])
         tools = function_tools(channel.tools)
         names = {tool.name for tool in channel.tools}
         messages = [
@@ -134,6 +155,7 @@ class OpenAIAgent:
             tally.length_stops += int(reply.finish_reason == "length")
             if reply.tool_calls:
                 messages.append(ChatMessage("assistant", reply.text or None, tool_calls=reply.tool_calls))
+                tally.say(Role.ASSISTANT, visible_text(reply.text or ""))
                 for call in reply.tool_calls:
                     if tally.tool_calls >= self.max_tool_calls:
                         stop = "max_tool_calls"
@@ -144,6 +166,7 @@ class OpenAIAgent:
             final = visible_text(reply.text)
             messages.append(ChatMessage("assistant", reply.text))
             dialogue.append(Turn("agent", final))
+            tally.say(Role.ASSISTANT, final)
             tally.turns += 1
             if tally.turns >= self.max_turns:
                 stop = "max_turns"
@@ -153,6 +176,7 @@ class OpenAIAgent:
             tally.user_completion_tokens += answer.usage.completion_tokens
             if answer.text:
                 dialogue.append(Turn("user", answer.text))
+                tally.say(Role.USER, answer.text)
             if answer.stop:
                 stop = "user"
             else:
@@ -162,6 +186,7 @@ class OpenAIAgent:
             prompt_tokens=tally.prompt_tokens,
             completion_tokens=tally.completion_tokens,
             notes=_notes(tally, stop, dialogue),
+            final_turns=tally.unsaid() if self.conversation else None,
         )
 
     async def _tool(self, call: ToolCall, channel: ToolChannel, names: set[str], tally: _Tally) -> str:
@@ -178,7 +203,8 @@ class OpenAIAgent:
         if not isinstance(arguments, Mapping):
             tally.malformed_arguments += 1
             return f"Error: the arguments of {call.name} must be a JSON object."
-        result = await channel.call(call.name, arguments)
+        said = tally.unsaid() if self.conversation else None
+        result = await channel.call(call.name, arguments, conversation=said)
         tally.tool_errors += int(result.is_error)
         tally.calls.append({"tool": call.name, "arguments": arguments, "error": result.is_error})
         if call.name == channel.commit_tool:
@@ -228,13 +254,15 @@ def build_openai_agent(
     user_temperature: float | None = None,
     attempts: int = 3,
     timeout: float = 120.0,
+    conversation: bool = True,
 ) -> OpenAIAgent:
     """The agent ``guard bench --agent openai`` runs: ``model`` at ``base_url`` (key from the caller).
 
     The user simulator uses ``user_model`` (default: the same model) at
     ``user_base_url`` with ``user_api_key`` (defaults: the agent's). Both
     clients retry refused requests up to ``attempts`` times in all
-    (:class:`~benchmark.agents.retry.RetryingChat`). Close the agent with
+    (:class:`~benchmark.agents.retry.RetryingChat`). ``conversation``: the guard
+    is handed the conversation with each tool call. Close the agent with
     :meth:`OpenAIAgent.aclose` when the run is over.
     """
     agent_chat = OpenAIChat(base_url, model, api_key=api_key or None, timeout=timeout)
@@ -252,4 +280,5 @@ def build_openai_agent(
         max_tokens=max_tokens,
         temperature=temperature,
         clients=(agent_chat, user_chat),
+        conversation=conversation,
     )

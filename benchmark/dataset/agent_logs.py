@@ -11,7 +11,12 @@
 From a tau-bench entry, the calls are the ``tool_calls`` of its assistant
 messages in order, each ``function.arguments`` parsed from its JSON text to
 an object; the agent's texts (``messages``) are the non-blank contents of its
-assistant messages in order, the last of them being the final message. Run
+assistant messages in order, the last of them being the final message. The
+conversation is the non-blank user and assistant texts in order (the system
+prompt and tool results are not turns): each call's turns are those said since
+the previous call (an assistant message's text comes before its own calls; a
+second call of one message has none), and the turns after the last call are
+the trajectory's final turns, handed over with the commit. Run
 ``n`` of task ``t`` (``n`` counting that task's entries in file order from 0)
 is the trajectory ``tau_airline/<t>#<n>`` of task ``tau_airline/<t>``, so
 trial ``n`` of the task plays it. Tool results in the log are not used: the
@@ -32,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from benchmark.dataset.tau_airline import task_id as tau_task_id
 from benchmark.dataset.trajectories import Trajectory, TrajectoryCall, read_trajectories
 from benchmark.errors import TrajectoryError
+from judges import Role, Turn
 
 __all__ = ["parse_tau_results", "read_agent_logs"]
 
@@ -93,17 +99,23 @@ def _problem(error: ValidationError) -> str:
     return f"{where}: {message}" if where else message
 
 
+_ROLES = {"user": Role.USER, "assistant": Role.ASSISTANT}
+
+
 def _trajectory(entry: _Entry, run: int) -> Trajectory:
     calls: list[TrajectoryCall] = []
-    texts: list[str] = []
+    said: list[Turn] = []
     for message in entry.traj:
-        if message.role != "assistant":
+        role = _ROLES.get(message.role)
+        if role is None:
             continue
         if message.text().strip():
-            texts.append(message.text())
-        calls.extend(
-            TrajectoryCall(c.function.name, dict(c.function.arguments)) for c in message.tool_calls or ()
-        )
+            said.append(Turn(role, message.text()))
+        for call in message.tool_calls or () if role is Role.ASSISTANT else ():
+            calls.append(TrajectoryCall(call.function.name, dict(call.function.arguments), tuple(said)))
+            said = []
+    texts = [turn.text for call in calls for turn in call.turns if turn.role is Role.ASSISTANT]
+    texts += [turn.text for turn in said if turn.role is Role.ASSISTANT]
     task = tau_task_id(entry.task_id)
     return Trajectory(
         id=f"{task}#{run}",
@@ -111,6 +123,7 @@ def _trajectory(entry: _Entry, run: int) -> Trajectory:
         calls=tuple(calls),
         final_message=texts[-1] if texts else "",
         messages=tuple(texts),
+        final_turns=tuple(said),
     )
 
 

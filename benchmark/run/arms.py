@@ -19,7 +19,7 @@ one client for each domain and arm (:mod:`benchmark.run.hub`).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -41,7 +41,7 @@ from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolRegistry
-from judges import CallRecord
+from judges import CallRecord, Turn
 
 __all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]
 
@@ -66,13 +66,15 @@ class RecordingChannel:
     def commit_tool(self) -> str | None:
         return self.inner.commit_tool
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
         if name == self.inner.commit_tool:
             self.commit_calls += 1
-            return await self.inner.call(name, arguments)
+            return await self.inner.call(name, arguments, conversation=conversation)
         if self.plan is not None:
             self.plan.next_call()
-        result = await self.inner.call(name, arguments)
+        result = await self.inner.call(name, arguments, conversation=conversation)
         write = next((not tool.read_only for tool in self.inner.tools if tool.name == name), True)
         self.trace.append(CallRecord(name, dict(arguments), write, not result.is_error))
         if result.is_error and INJECTED in result.text:
@@ -104,17 +106,18 @@ class ArmSession:
     audit: MemoryAudit | None = None
     keys: TrialKeys | None = None
 
-    async def finish(self, final_message: str) -> list[CommitVerdict]:
+    async def finish(self, final_message: str, turns: tuple[Turn, ...] | None = None) -> list[CommitVerdict]:
         """End the trial's open transaction (guarded arm) and return every commit attempt's verdict.
 
-        An agent that never committed is committed for, as a harness does through the admin API;
-        a commit that is still blocked then is rolled back.
+        An agent that never committed is committed for, as a harness does through the admin API, with
+        the ``turns`` said after its last call (None: none handed over); a commit that is still blocked
+        then is rolled back.
         """
         if self.manager is None or self.audit is None or self.keys is None:
             return []
         key = self.keys.current
         if self.manager.live(key) is not None:
-            reply = await self.manager.commit_by_id(key, final_message, via="admin")
+            reply = await self.manager.commit_by_id(key, final_message, via="admin", turns=turns)
             if reply.status not in ("committed", "rolled_back"):
                 await self.manager.rollback_by_id(key, "the trial ended with a blocked commit")
         return [

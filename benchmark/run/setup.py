@@ -41,6 +41,8 @@ BENCH_CHAIN: tuple[dict[str, Any], ...] = ({"judge": "failed_write"},)
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:
+    """The agent of a run; ``conversation``: the replay and openai agents hand the guard the conversation."""
+
     name: str = "replay"
     trajectories: Path | None = None
     model: str | None = None
@@ -49,6 +51,7 @@ class AgentSpec:
     user_model: str | None = None
     faults: str | None = None
     repair: float = 0.5
+    conversation: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +144,9 @@ def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
 
         if spec.trajectories is None:
             return _golden_agent(tasks)
-        agent = ReplayAgent.from_trajectories(read_agent_logs(spec.trajectories))
+        agent = ReplayAgent.from_trajectories(
+            read_agent_logs(spec.trajectories), conversation=spec.conversation
+        )
         missing = sorted({task.id for task in tasks.tasks} - agent.tasks)
         if missing:
             raise BenchmarkError(
@@ -164,6 +169,7 @@ def _agent(spec: AgentSpec, tasks: TaskSet) -> Agent:
             base_url=spec.base_url or "https://api.openai.com/v1",
             api_key=os.environ.get(spec.api_key_env, ""),
             user_model=spec.user_model or spec.model,
+            conversation=spec.conversation,
         )
     raise BenchmarkError(f"unknown agent {spec.name!r}: use replay, simulated or openai")
 

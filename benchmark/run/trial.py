@@ -176,7 +176,7 @@ async def run_trial(
                 guard_error = f"{type(exc).__name__}: {exc.message}"
                 outcome = AgentOutcome(final_message="")
             try:
-                verdicts = await session.finish(outcome.final_message)
+                verdicts = await session.finish(outcome.final_message, outcome.final_turns)
             except GuardError as exc:
                 guard_error = guard_error or f"{type(exc).__name__}: {exc.message}"
                 verdicts = []

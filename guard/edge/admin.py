@@ -4,7 +4,9 @@ One class holds the endpoints over a runtime; :func:`admin_router` lists them
 as routes, one line each. Authentication and the Host/Origin and size checks
 happen before any of them, in :mod:`guard.edge.door`. A commit's text is
 ``summary`` here as in the commit tool (``final_message``, its earlier name,
-is still read).
+is still read); its optional ``conversation`` is the turns said since the
+last call, as ``_meta["guard/conversation"]`` carries them on the commit tool
+(:mod:`guard.conversation`; past the per-request limits it is a 400).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, Field
 
 from guard.audit import LISTING_FILTERS
+from guard.conversation import TurnIn, checked
 from guard.errors import RequestRejected
 from guard.replies import CommitReply
 from guard.runtime import Runtime
@@ -29,6 +32,10 @@ class CommitBody(BaseModel):
         max_length=32_000,
         validation_alias=AliasChoices("summary", "final_message"),
         description="What was done and what the user is told (the agent's final message).",
+    )
+    conversation: list[TurnIn] | None = Field(
+        None,
+        description="The turns said since the transaction's last call, in order (absent: none handed over).",
     )
 
 
@@ -70,7 +77,10 @@ class _Admin:
         return detail.to_dict()
 
     async def commit(self, transaction_id: str, body: CommitBody) -> dict[str, Any]:
-        return _body(await self.manager.commit_by_id(transaction_id, body.summary, via="admin"))
+        turns = None
+        if body.conversation is not None:
+            turns = checked(body.conversation, self.runtime.settings.limits, "conversation")
+        return _body(await self.manager.commit_by_id(transaction_id, body.summary, via="admin", turns=turns))
 
     async def rollback(self, transaction_id: str, body: RollbackBody) -> dict[str, Any]:
         return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via="admin"))

@@ -13,7 +13,9 @@ another site cannot make a browser approve a commit, nor one session's page act 
 
 Pages are plain HTML with no script: the list of transactions by status (newest first,
 paged), a transaction with its calls, each commit attempt's findings and effects (a
-before/after table per row, changed fields marked) and the outbox dispatch, and for a commit
+before/after table per row, changed fields marked) and the outbox dispatch, the conversation
+its host handed over (each call's turns before it, each commit attempt's in it, a rollback's
+after the calls; a redacted turn as its role and length), and for a commit
 waiting for a reviewer the approve and reject forms, which record the reviewer. Everything an
 agent wrote is escaped (Jinja2's autoescape). ``console.trace_url`` adds a link to the
 transaction's trace.

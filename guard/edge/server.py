@@ -11,6 +11,12 @@ new transaction key"), a transaction waiting for a reviewer, a key another
 replica holds (naming it, and how to retry), a limit, an audit log or backend
 that cannot take the call now. A rollback the agent asked for, done, is not
 an error.
+
+Any call may carry the conversation its host hands over,
+``_meta["guard/conversation"]`` (:mod:`guard.conversation`): it is checked
+before anything else runs, and one that is not a list of turns within the
+per-request limits is JSON-RPC invalid params (the host must fix it; the
+model cannot), changing nothing.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -27,10 +34,12 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from guard.errors import GuardError, Refused, RequestRejected, TransactionClosed
+from guard.conversation import said_in
+from guard.errors import GuardError, InvalidConversation, Refused, RequestRejected, TransactionClosed
 from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
 from guard.tools import Tool, format_validation_error
 from guard.transactions import CommitStatus
+from judges import Turn
 
 __all__ = ["KeyResolver", "build_server", "commit_tool", "rollback_tool", "spec_tool"]
 
@@ -191,11 +200,12 @@ def build_server(
             raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
         if catalogue.schema(tool) is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {tool!r}")
+        turns = _said(ctx, manager)
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
             holder = manager if managers is None else managers(key)
-            return await _dispatch(manager, holder, key, tool, params.arguments, on_finished)
+            return await _dispatch(manager, holder, key, _Call(tool, params.arguments, turns), on_finished)
         except TransactionClosed as exc:
             return _closed(exc, key, on_finished)
         except Refused as exc:
@@ -216,20 +226,36 @@ def build_server(
     )
 
 
+def _said(ctx: ServerRequestContext[Any, Any], manager: TransactionManager) -> tuple[Turn, ...] | None:
+    """The conversation a call hands over (None: none); one the host must fix is invalid params."""
+    try:
+        return said_in(ctx.meta, manager.settings.limits)
+    except InvalidConversation as exc:
+        raise MCPError(types.INVALID_PARAMS, exc.message) from exc
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """A ``tools/call`` as the edge read it: the tool, its arguments, the turns its host handed over."""
+
+    tool: str
+    arguments: dict[str, Any] | None
+    turns: tuple[Turn, ...] | None
+
+
 async def _dispatch(
     manager: TransactionManager,
     holder: TransactionManager,
     key: TxnKey,
-    tool: str,
-    arguments: dict[str, Any] | None,
+    call: _Call,
     on_finished: Callable[[str], None] | None,
 ) -> types.CallToolResult:
     """One call on ``holder`` (the manager of ``key``): the guard's commit or rollback tool, or a tool."""
-    if tool == manager.commit_tool:
-        return await _agent_commit(holder, key, arguments, on_finished)
-    if tool == manager.rollback_tool:
-        return await _agent_rollback(holder, key, arguments, on_finished)
-    reply = await holder.call(key, tool, arguments)
+    if call.tool == manager.commit_tool:
+        return await _agent_commit(holder, key, call, on_finished)
+    if call.tool == manager.rollback_tool:
+        return await _agent_rollback(holder, key, call, on_finished)
+    reply = await holder.call(key, call.tool, call.arguments, call.turns)
     if reply.ended and on_finished is not None:
         on_finished(key.id)
     return _tool_result(reply)
@@ -245,14 +271,14 @@ def _instructions(commit_tool: str) -> str:
 async def _agent_commit(
     manager: TransactionManager,
     key: TxnKey,
-    raw: dict[str, Any] | None,
+    call: _Call,
     on_finished: Callable[[str], None] | None,
 ) -> types.CallToolResult:
     try:
-        arguments = _CommitArguments.model_validate(raw or {})
+        arguments = _CommitArguments.model_validate(call.arguments or {})
     except ValidationError as exc:
         return _refusal(format_validation_error(exc))
-    commit = await manager.commit(key, arguments.summary)
+    commit = await manager.commit(key, arguments.summary, turns=call.turns)
     if commit.terminal and on_finished is not None:
         on_finished(key.id)
     return _commit_result(commit)
@@ -272,18 +298,18 @@ def _closed(
 async def _agent_rollback(
     manager: TransactionManager,
     key: TxnKey,
-    raw: dict[str, Any] | None,
+    call: _Call,
     on_finished: Callable[[str], None] | None,
 ) -> types.CallToolResult:
     try:
-        arguments = _RollbackArguments.model_validate(raw or {})
+        arguments = _RollbackArguments.model_validate(call.arguments or {})
     except ValidationError as exc:
         return _refusal(format_validation_error(exc))
     if manager.live(key.id) is None:
         # a refusal (is_error) rather than a result, which the tool's output schema would have to fit
         text = f"no open transaction {key.id}: there is nothing to roll back"
         return _refusal(text)
-    reply = await manager.rollback(key, arguments.reason, via="tool")
+    reply = await manager.rollback(key, arguments.reason, via="tool", turns=call.turns)
     if on_finished is not None:
         on_finished(key.id)
     return _commit_result(reply, is_error=reply.status is not CommitStatus.ROLLED_BACK)

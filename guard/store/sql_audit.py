@@ -61,6 +61,7 @@ _TXN_FIELDS = (
     "calls",
     "blocked_attempts",
     "summary",
+    "rollback_turns",
 )
 _CALL_FIELDS = (
     "transaction_id",
@@ -74,6 +75,7 @@ _CALL_FIELDS = (
     "retries",
     "latency_ms",
     "started_at",
+    "turns",
 )
 _COMMIT_FIELDS = (
     "via",
@@ -85,6 +87,7 @@ _COMMIT_FIELDS = (
     "at",
     "duration_ms",
     "dispatch",
+    "turns",
 )
 
 

@@ -2,7 +2,9 @@
 
 Alembic migrations in ``migrations/`` create and evolve these; the store
 reads and writes them through SQLAlchemy Core. JSON columns hold arguments,
-findings, effects and what a commit dispatched as they were at the time; text
+findings, effects, what a commit dispatched and the conversation's turns handed
+over with a call, a commit attempt or a rollback (None: none handed over) as
+they were at the time; text
 and JSON an agent chose are made storable on their way in (:mod:`guard.store.storable`).
 ``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`);
 ``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`).
@@ -44,6 +46,7 @@ transactions = Table(
     Column("calls", Integer, nullable=False, default=0),
     Column("blocked_attempts", Integer, nullable=False, default=0),
     Column("summary", StorableText),
+    Column("rollback_turns", StorableJSON),
     Index("ix_guard_transactions_status", "status"),
     Index("ix_guard_transactions_instance_status", "instance", "status"),
 )
@@ -65,6 +68,7 @@ calls = Table(
     Column("retries", Integer, nullable=False, default=0),
     Column("latency_ms", Float, nullable=False),
     Column("started_at", DateTime(timezone=True), nullable=False),
+    Column("turns", StorableJSON),
     Index("ix_guard_calls_transaction", "transaction_id", "seq"),
 )
 
@@ -85,6 +89,7 @@ commits = Table(
     Column("at", DateTime(timezone=True), nullable=False),
     Column("duration_ms", Float, nullable=False),
     Column("dispatch", StorableJSON),
+    Column("turns", StorableJSON),
     Index("ix_guard_commits_transaction", "transaction_id", "attempt", unique=True),
 )
 

@@ -40,7 +40,8 @@ def test_production_wheel_holds_the_guard_without_the_benchmark(installed: Insta
     assert {n.split("/", 1)[0] for n in names if ".dist-info/" not in n} == {"guard", "judges", "migrations"}
     assert "[guard.cli]" not in plugged
     assert "benchmark" not in plugged
-    env = clean_env()
+    # nor through a checkout on PYTHONPATH (the tests' own, when they run a worktree's code)
+    env = {name: value for name, value in clean_env().items() if name != "PYTHONPATH"}
     probe = subprocess.run(
         [str(installed.python), "-c", "import importlib.util as u; print(u.find_spec('benchmark'))"],
         capture_output=True,

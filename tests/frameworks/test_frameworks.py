@@ -6,8 +6,11 @@ its model saw. The task: a write (ticket 20 to ``solved``), a commit the rules b
 (``pending`` with a note), an allowed commit. Asserted: the blocked commit reached the model as a tool
 result it could act on (flagged as an error where the framework has a flag) and the run went on; the
 guard's audit log holds the write in that transaction and both attempts; the system of record holds the
-repaired ticket (Requirement G1, G2). An environment that cannot be built (no package registry) skips
-with pip's words, unless ``GUARD_REQUIRE_FRAMEWORKS=1`` (``.ci/run``) makes that a failure.
+repaired ticket (Requirement G1, G2). Each script hands the guard the conversation in a small helper of
+its framework's own (``HandOver``): the audit log holds the user's question with the first call, and a
+judge that reads the conversation (``tests.guard.sample_judges:Heard``) saw it; a client that hands none
+over leaves the judges None (Requirement G44). An environment that cannot be built (no package registry)
+skips with pip's words, unless ``GUARD_REQUIRE_FRAMEWORKS=1`` (``.ci/run``) makes that a failure.
 """
 
 from __future__ import annotations
@@ -32,6 +35,9 @@ from tests.guard.conftest import free_port, wait_until_ready
 
 BLOCKED = "blocked, nothing was committed: ticket 20: status 'solved' while carrier exception"
 TASK = ["get_ticket", "update_ticket", "guard_commit", "update_ticket", "guard_commit"]
+QUESTION = "Ticket 20: the customer asks about their package."
+HEARD = "heard"
+JUDGES = {"chain": [{"judge": "python", "target": "tests.guard.sample_judges:Heard"}]}
 # Whether the framework shows the model an ``isError`` result as failed (pydantic-ai: a retried tool
 # return; LangChain: ``ToolMessage(status="error")``); the Agents SDK hands the model the text alone.
 FLAGS_ERRORS = {"pydantic_ai": True, "openai_agents": False, "langchain": True}
@@ -72,7 +78,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     config = tmp_path / "guard.yaml"
     backend = {"module": "guard.demo.backend", "url": f"sqlite:///{shop}", "prepare": True}
     audit = {"url": f"sqlite:///{tmp_path / 'audit.db'}"}
-    config.write_text(yaml.safe_dump({"server": {"port": port}, "backend": backend, "audit": audit}))
+    settings = {"server": {"port": port}, "backend": backend, "audit": audit, "judges": JUDGES}
+    config.write_text(yaml.safe_dump(settings))
     guard = [sys.executable, "-m", "guard"]
     upgraded = subprocess.run(
         [*guard, "db", "upgrade", "--config", str(config)],
@@ -142,9 +149,33 @@ def _assert_task(summary: dict[str, Any], flags_errors: bool) -> None:
     assert summary["final"].startswith("done: ")
 
 
-def _assert_audited(served: Served, key: str) -> None:
+def _assert_heard(record: dict[str, Any], conversation: bool) -> None:
+    """The conversation in the log (the question with the first call, nothing said after it) and what the
+    judge read of it at each attempt; or, when none was handed over, nothing in the log and a judge that
+    did not decide."""
+    calls, attempts = record["call_log"], record["commit_log"]
+    heard = [[f["message"] for f in a["findings"] if f["judge"] == HEARD] for a in attempts]
+    if not conversation:
+        assert [c["turns"] for c in calls] == [None, None, None]
+        assert [a["turns"] for a in attempts] == [None, None]
+        assert heard == [["no conversation was handed over"]] * 2
+        return
+    (first,) = calls[0]["turns"]
+    assert first["role"] == "user"
+    assert first["text"].startswith(QUESTION)
+    assert [c["turns"] for c in calls[1:]] == [[], []]
+    assert [a["turns"] for a in attempts] == [[], []]
+    said = f"the user said first: {first['text']}"
+    assert heard == [
+        [f"1 turn(s) before calls [1, 0]; {said}"],
+        [f"1 turn(s) before calls [1, 0, 0]; {said}"],
+    ]
+
+
+def _assert_audited(served: Served, key: str, *, conversation: bool = True) -> None:
     """The guard's own record: the write in this transaction, one blocked attempt, then the commit."""
     record = _transaction(served, key)
+    _assert_heard(record, conversation)
     assert record["status"] == "committed"
     calls = [(c["tool"], c["arguments"].get("status"), c["write"], c["outcome"]) for c in record["call_log"]]
     assert calls == [
@@ -167,7 +198,8 @@ def test_framework_runs_the_task_through_the_guard(
     framework: Framework, framework_pythons: dict[str, Path | BuildFailed], served: Served
 ) -> None:
     """Requirement G1 and G2, with a framework's own MCP client and model loop: the blocked commit is a
-    tool result the model acts on, the repair and the second commit go through, the repaired ticket stays."""
+    tool result the model acts on, the repair and the second commit go through, the repaired ticket stays;
+    Requirement G44: the framework's host hands the guard the conversation, audited and read by a judge."""
     python = _python(framework_pythons, framework)
     key = f"{framework.name.replace('_', '-')}-1"
     summary = _run(python, framework, served, key)
@@ -190,7 +222,8 @@ def test_a_legacy_session_names_its_transaction(
 ) -> None:
     """Requirement G1 and G2 for a handshake-era client that sends no key at all: LangChain's adapters on
     one MCP 1.x session (``MultiServerMCPClient.session``), offering the protocol versions such clients
-    offer; the guard keys the transaction ``session-<Mcp-Session-Id>``."""
+    offer; the guard keys the transaction ``session-<Mcp-Session-Id>``. It hands no conversation over: the
+    judge that reads one does not decide (Requirement G44)."""
     (framework,) = [f for f in FRAMEWORKS if f.name == "langchain"]
     python = _python(framework_pythons, framework)
     summary = _run(python, framework, served, "-", "--session", "--protocol", protocol)
@@ -199,4 +232,4 @@ def test_a_legacy_session_names_its_transaction(
     key = summary["transaction"]
     assert key.startswith("session-")
     _assert_task(summary, flags_errors=True)
-    _assert_audited(served, key)
+    _assert_audited(served, key, conversation=False)

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judges import CommitContext, Decision, Effect, Finding, Query, Severity, Verdict, load_rule_pack
+from judges import CommitContext, Decision, Effect, Finding, Query, Role, Severity, Verdict, load_rule_pack
 
 
 @dataclass(frozen=True)
@@ -83,3 +84,69 @@ class Understated:
 
     def __call__(self, context: CommitContext) -> Verdict:
         return Verdict(Decision.ALLOW, (Finding(self.name, Severity.BLOCK, "this commit must not go ahead"),))
+
+
+@dataclass(frozen=True)
+class Heard:
+    """Says what it read of the conversation, as a warning: how many turns, what the user said first, and
+    how many turns came before each call; without a conversation it says so and decides nothing."""
+
+    name: str = "heard"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        if context.conversation is None:
+            return Verdict.allow(Finding(self.name, Severity.WARN, "no conversation was handed over"))
+        first = next((t.text for t in context.conversation if t.role is Role.USER), "")
+        before = [len(call.turns) for call in context.calls]
+        message = f"{len(context.conversation)} turn(s) before calls {before}; the user said first: {first}"
+        return Verdict.allow(Finding(self.name, Severity.WARN, message))
+
+
+@dataclass(frozen=True)
+class Confirmed:
+    """Blocks a write the user did not confirm: the turns said before it (since the previous write) must
+    hold a user turn saying ``word``. It needs the conversation: without one it decides nothing (warns)."""
+
+    word: str = "yes"
+    name: str = "confirmed"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        if context.conversation is None:
+            return Verdict.allow(
+                Finding(self.name, Severity.WARN, "no conversation: confirmation not judged")
+            )
+        findings, said = [], False
+        for call in context.calls:
+            said = said or any(t.role is Role.USER and self.word in t.text.lower() for t in call.turns)
+            if call.write and call.ok:
+                if not said:
+                    findings.append(
+                        Finding(self.name, Severity.BLOCK, f"{call.tool}: the user did not confirm it")
+                    )
+                said = False
+        return Verdict.of(findings)
+
+
+@dataclass(frozen=True)
+class Echo:
+    """Warns with what it read, as JSON: the conversation (null: none handed over) as [role, text] pairs,
+    then each call's tool and the turns said before it."""
+
+    name: str = "echo"
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        said = (
+            None if context.conversation is None else [[t.role.value, t.text] for t in context.conversation]
+        )
+        calls = [[call.tool, [[t.role.value, t.text] for t in call.turns]] for call in context.calls]
+        message = json.dumps({"conversation": said, "calls": calls})
+        return Verdict.allow(Finding(self.name, Severity.WARN, message))

@@ -19,7 +19,7 @@ from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
-from guard.store.migrate import upgrade
+from guard.store.migrate import head_revision, upgrade
 from guard.store.sql_lease import hold_setup_lock
 from tests.guard.conftest import agent_client, meta
 
@@ -155,8 +155,8 @@ async def test_audit_store_migrates_on_postgres(
 ) -> None:
     engine = create_engine(postgres_url, search_path=postgres_schema)
     try:
-        assert await upgrade(engine) == "0003"
-        assert await upgrade(engine) == "0003"
+        assert await upgrade(engine) == head_revision()
+        assert await upgrade(engine) == head_revision()
     finally:
         await engine.dispose()
 

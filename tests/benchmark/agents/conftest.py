@@ -27,6 +27,7 @@ from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
+from judges import Turn
 from tests.benchmark.agents import shop
 
 TRACE_JUDGES: list[dict[str, Any]] = [{"judge": "failed_write"}, {"judge": "duplicate_effect"}]
@@ -39,10 +40,12 @@ async def no_sleep(seconds: float) -> None:
 
 @dataclass
 class Spy:
-    """A channel that remembers the calls it passed on (the commit tool's among them)."""
+    """A channel that remembers the calls it passed on (the commit tool's among them), and the
+    conversation each one handed over (``said``: None when none)."""
 
     inner: McpChannel
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    said: list[list[tuple[str, str]] | None] = field(default_factory=list)
 
     @property
     def tools(self) -> list[ToolInfo]:
@@ -52,9 +55,12 @@ class Spy:
     def commit_tool(self) -> str | None:
         return self.inner.commit_tool
 
-    async def call(self, name: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], *, conversation: Sequence[Turn] | None = None
+    ) -> ToolResult:
         self.calls.append((name, dict(arguments)))
-        return await self.inner.call(name, arguments)
+        self.said.append(None if conversation is None else [(t.role.value, t.text) for t in conversation])
+        return await self.inner.call(name, arguments, conversation=conversation)
 
     def tool_calls(self) -> list[tuple[str, dict[str, Any]]]:
         return [call for call in self.calls if call[0] != self.commit_tool]

@@ -17,6 +17,7 @@ import pytest
 
 from benchmark.agents import AgentTask, OpenAIAgent, build_openai_agent
 from benchmark.agents.prompts import STOP_TOKEN, commit_instructions
+from judges import Role, Turn
 from tests.benchmark.agents.conftest import baseline, guarded
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
@@ -171,6 +172,48 @@ async def test_a_whole_guarded_conversation(
     ]
     for request in agent_server.requests:
         assert CONTEXT not in json.dumps(request.body)
+
+
+@pytest.mark.parametrize("conversation", [True, False])
+async def test_the_guard_is_handed_the_conversation_with_each_call(
+    tmp_path: Path, servers: tuple[FakeOpenAIServer, FakeOpenAIServer], conversation: bool
+) -> None:
+    """Requirement G44: as a host would, the agent hands the guard, with each tool call, the customer's
+    messages and its own visible texts (those sent with tool calls too) not handed over yet; with
+    ``conversation=False`` it hands nothing over and makes the same calls."""
+    agent_server, user_server = servers
+    agent_server.script(
+        says("Which ticket is it?"),
+        FakeReply("Let me look at it.", tool_calls=[{"name": "get_ticket", "arguments": {"ticket_id": 20}}]),
+        calls(("update_ticket", {"ticket_id": 20, "status": "hold", "note": "Waiting for UPS."})),
+        calls(("guard_commit", {"summary": "Ticket 20 on hold."})),
+        says("Ticket 20 is on hold."),
+    )
+    user_server.script(says("It is ticket 20."), says(STOP_TOKEN))
+    agent = agent_for(servers, conversation=conversation)
+    try:
+        async with guarded(tmp_path) as arm:
+            outcome = await agent.run(task("guarded"), arm.channel, random.Random(0))
+    finally:
+        await agent.aclose()
+    assert outcome.notes["commits"] == ["committed"]
+    assert [name for name, _ in arm.channel.calls] == ["get_ticket", "update_ticket", "guard_commit"]
+    if not conversation:
+        assert arm.channel.said == [None, None, None]
+        assert outcome.final_turns is None
+        return
+    assert arm.channel.said == [
+        [
+            ("user", QUERY),
+            ("assistant", "Which ticket is it?"),
+            ("user", "It is ticket 20."),
+            ("assistant", "Let me look at it."),
+        ],
+        [],
+        [],
+    ]
+    # what it said after its last call, for the harness to hand over should it commit for the agent
+    assert outcome.final_turns == (Turn(Role.ASSISTANT, "Ticket 20 is on hold."),)
 
 
 async def test_the_baseline_arm_has_no_commit_tool_and_no_commit_instructions(

@@ -18,6 +18,7 @@ from benchmark.run.setup import guard_settings
 from benchmark.world import State, golden, open_world
 from guard.clock import FixedClock
 from guard.gate import CommitGate
+from judges import Role, Turn
 from tests.benchmark.conftest import RETAIL
 
 
@@ -127,3 +128,24 @@ async def test_guarded_trials_on_one_server_hold_separate_transactions(
             assert [v.status for v in verdicts] == ["committed"]
             assert await second_world.state() == expected.state
         assert listings == [first.channel.commit_tool]
+
+
+async def test_a_guarded_trial_hands_its_turns_to_its_own_transaction(
+    data_dir: Path, gate: CommitGate
+) -> None:
+    """Requirement G44: through the shared server a trial's conversation reaches its own transaction: each
+    call's turns with it, and the turns after its last call with the commit the harness makes for an agent
+    that never committed."""
+    task = writing_task(data_dir)
+    asked, told = (Turn(Role.USER, "Please do it."),), (Turn(Role.ASSISTANT, "Done."),)
+    async with ToolHub() as hub, trial(hub, "guarded", task, data_dir, gate, 0) as (session, _):
+        first, *rest = task.golden
+        await session.channel.call(first.tool, first.arguments, conversation=asked)
+        for call in rest:
+            await session.channel.call(call.tool, call.arguments, conversation=())
+        verdicts = await session.finish("done", told)
+    assert [(v.via, v.status) for v in verdicts] == [("admin", "committed")]
+    assert session.audit is not None
+    assert [c.turns for c in session.audit.calls] == [[asked[0].to_dict()]] + [[]] * len(rest)
+    (attempt,) = session.audit.commits.values()
+    assert attempt.turns == [told[0].to_dict()]

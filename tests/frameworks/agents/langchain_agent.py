@@ -10,7 +10,11 @@ on one session (``MultiServerMCPClient.session``) and the guard names the transa
 ``session-<Mcp-Session-Id>``. ``--protocol`` makes the client offer an older protocol version, as older
 deployed clients do. A result flagged ``isError`` reaches the model as a ``ToolMessage`` with
 ``status="error"`` (the adapters' default ``handle_tool_errors=True``). The protocol versions and
-session ids the client sent are recorded from its HTTP requests. Prints a :class:`scenario.Summary` as JSON.
+session ids the client sent are recorded from its HTTP requests. With a key, the guard is handed the
+conversation by :class:`HandOver`, a tool interceptor: the agent's messages (the graph's state) as the
+turns no earlier call carried, in ``_meta["guard/conversation"]``. The adapters' own call (0.3) sends no
+``_meta``, so the interceptor makes the call itself, on a session of its own over the same connection
+(``get_tools()`` opens one per call too). Prints a :class:`scenario.Summary` as JSON.
 """
 
 from __future__ import annotations
@@ -26,9 +30,11 @@ import scenario
 from langchain.agents import create_agent
 from langchain_core.callbacks import CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.interceptors import MCPToolCallRequest
+from langchain_mcp_adapters.sessions import Connection, create_session
 from langchain_mcp_adapters.tools import load_mcp_tools
 
 
@@ -81,6 +87,27 @@ class ScriptedChatModel(BaseChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
+class HandOver:
+    """Hands the guard what the user and the model said since the previous tool call, with each call."""
+
+    def __init__(self, connection: Connection) -> None:
+        self.connection = connection
+        self.sent = 0
+
+    async def __call__(self, request: MCPToolCallRequest, handler: Any) -> mcp.types.CallToolResult:
+        messages = getattr(request.runtime, "state", {}).get("messages", [])
+        said = [
+            {"role": "user" if isinstance(m, HumanMessage) else "assistant", "text": _text(m.content)}
+            for m in messages
+            if isinstance(m, HumanMessage | AIMessage) and _text(m.content).strip()
+        ]
+        turns, self.sent = said[self.sent :], len(said)
+        async with create_session(self.connection) as session:
+            await session.initialize()
+            meta = {"guard/conversation": turns}
+            return await session.call_tool(request.name, request.args, meta=meta)
+
+
 Sent = list[tuple[str, str | None, str | None]]
 
 
@@ -123,7 +150,10 @@ async def main(url: str, transaction: str, one_session: bool) -> None:
     }
     if not one_session:
         connection["headers"] = {"Guard-Transaction": transaction}
-    client = MultiServerMCPClient({"guard": connection})  # type: ignore[dict-item]
+    # with a key, each call hands the conversation over; one session cannot (a session per call would
+    # be a transaction per call)
+    interceptors = [] if one_session else [HandOver(connection)]  # type: ignore[arg-type]
+    client = MultiServerMCPClient({"guard": connection}, tool_interceptors=interceptors)  # type: ignore[dict-item]
     if one_session:
         async with client.session("guard") as session:
             await _run_agent(await load_mcp_tools(session), summary)
