@@ -92,6 +92,12 @@ def eval_command(
     ] = None,
     workers: Annotated[int, typer.Option(min=1, help="Processes.")] = 1,
     concurrency: Annotated[int, typer.Option(min=1, help="Trials run at once in each process.")] = 4,
+    conversation: Annotated[
+        bool,
+        typer.Option(
+            help="Hand the guard the recorded conversation; off to see what the judges do without it."
+        ),
+    ] = True,
     quiet: Annotated[bool, typer.Option(help="No progress bar.")] = False,
 ) -> None:
     """Backtest the gate on graded runs: would it have stopped each commit?
@@ -112,6 +118,7 @@ def eval_command(
         db=db,
         workers=workers,
         concurrency=concurrency,
+        conversation=conversation,
     )
     try:
         report = _run(spec, quiet=quiet)

@@ -53,6 +53,8 @@ class EvalSpec:
     workers: int = 1
     concurrency: int = 4
     seed: int = 0
+    conversation: bool = True
+    """Whether the replay hands the guard the recorded conversation (off: the judges without it)."""
 
 
 def _selection(spec: EvalSpec) -> tuple[tuple[str, ...] | None, Counter[str]]:
@@ -145,7 +147,7 @@ async def backtest(
         data_dir=spec.data_dir,
         domain=spec.domain,
         task_ids=task_ids,
-        agent=AgentSpec("replay", spec.trajectories),
+        agent=AgentSpec("replay", spec.trajectories, conversation=spec.conversation),
         guard_config=spec.guard_config,
         db=spec.db,
     )
@@ -176,6 +178,7 @@ async def backtest(
         "grades": source,
         "guard_config": str(spec.guard_config) if spec.guard_config else "the domain's judges (bench chain)",
         "domain": spec.domain or "all",
+        "conversation": "handed over" if spec.conversation else "withheld",
         "trials_run": len(results),
         "seconds": round(time.perf_counter() - started, 3),
     }
