@@ -111,7 +111,7 @@ def _rules(options: Mapping[str, Any], base_dir: Path) -> Judge:
 def _failed_write(options: Mapping[str, Any], base_dir: Path) -> Judge:
     spec = validate(FailedWriteOptions, options)
     targets = {tool: tuple(names) for tool, names in spec.targets.items()}
-    return FailedWriteJudge(spec.name, spec.severity, targets)
+    return FailedWriteJudge(spec.name, spec.severity, targets, spec.elsewhere)
 
 
 def _duplicate(options: Mapping[str, Any], base_dir: Path) -> Judge:

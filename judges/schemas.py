@@ -41,7 +41,8 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _RESERVED = frozenset(
     {
-        *("effect", "now", "true", "false", "null", "in", "as", "break", "const", "continue", "else"),
+        *("effect", "now", "calls", "conversation", "summary", "principal"),
+        *("true", "false", "null", "in", "as", "break", "const", "continue", "else"),
         *("for", "function", "if", "import", "let", "loop", "package", "namespace", "return"),
         *("var", "void", "while"),
     }
@@ -122,7 +123,8 @@ class PackSpec(_Spec):
 def _check_name(name: str) -> None:
     if not _NAME.match(name) or name in _RESERVED:
         raise ValueError(
-            f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword, 'effect' or 'now')"
+            f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword, 'effect'"
+            " or a commit name: 'now', 'calls', 'conversation', 'summary', 'principal')"
         )
 
 
@@ -140,6 +142,7 @@ class FailedWriteOptions(_Spec):
     name: str = "failed_write"
     severity: Severity = Severity.BLOCK
     targets: dict[str, list[str]] = {}
+    elsewhere: Severity = Severity.WARN
 
 
 class DuplicateEffectOptions(_Spec):

@@ -2,7 +2,8 @@
 
 * :class:`FailedWriteJudge` — a write that failed and was never followed by a
   successful call of the same tool (optionally: on the same target, named by
-  some of its arguments).
+  some of its arguments); it blocks when the commit changes what the write
+  named (or nothing, or the rest of the same request) and warns otherwise.
 * :class:`DuplicateEffectJudge` — two inserts (or two buffered calls) into the
   same table whose rows are equal apart from their keys and declared fields.
 * :class:`NonTerminalStatusJudge` — a record the transaction inserted or
@@ -10,21 +11,22 @@
 * :class:`NoEffectJudge` — a commit with no effects although writes were
   attempted and failed (or, when configured, although the summary claims a change).
 
-Each is configured per domain, reads only ``CommitContext.calls`` and
-``effects``, and needs no rows from the state.
+Each is configured per domain, reads only ``CommitContext.calls``,
+``effects`` and (the failed write, when given) ``conversation``, and needs no
+rows from the state.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
 from judges.canonical import canonical_json, canonical_value
 from judges.effects import Effect, EffectKind
 from judges.state import Query
-from judges.verdict import CallRecord, CommitContext, Finding, Severity, Verdict
+from judges.verdict import CallRecord, CommitContext, Finding, Role, Severity, Verdict
 
 __all__ = [
     "DEFAULT_CLAIMS",
@@ -91,26 +93,51 @@ def _describe(call: CallRecord) -> str:
 
 @dataclass(frozen=True, slots=True)
 class FailedWriteJudge:
-    """A failed write with no later successful call of the same tool (and the same ``targets`` arguments)."""
+    """A failed write with no later successful call of the same tool (and the same ``targets`` arguments).
+
+    Such a write is judged by what the commit would keep. It holds ``severity`` (a block by default)
+    when the commit changes a record the failed call names (the values of its ``targets`` arguments,
+    or of all its scalar arguments, matched against the changed rows' keys and the buffered calls'
+    arguments), when the commit changes nothing at all (the failure is then all the transaction did),
+    or, given the conversation, when a write of the same request succeeded (no user turn between the
+    two: one request the user made, half done). A failed write elsewhere is ``elsewhere`` (a
+    warning): the agent tried something, it failed, and it went on to other work the commit holds.
+    """
 
     name: str = "failed_write"
     severity: Severity = Severity.BLOCK
     targets: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    elsewhere: Severity = Severity.WARN
 
     def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
         return ()
 
     def __call__(self, context: CommitContext) -> Verdict:
         findings: list[Finding] = []
-        for index in unrecovered_writes(context.calls, self._target):
+        unrecovered = unrecovered_writes(context.calls, self._target)
+        if not unrecovered:
+            return Verdict.allow()
+        changed = _changed_names(context.effects)
+        requests = _requests(context.calls) if context.conversation is not None else None
+        for index in unrecovered:
             call = context.calls[index]
             where = "".join(f" {name}={value!r}" for name, value in self._target(call))
+            named = sorted(self._names(call) & changed)
+            severity, why = self.severity, ""
+            if named:
+                why = f"; the commit changes {', '.join(named)}"
+            elif not context.effects:
+                why = "; the commit changes nothing else"
+            elif requests is not None and (done := _same_request(context.calls, requests, index)):
+                why = f"; {done} of the same request succeeded"
+            else:
+                severity, why = self.elsewhere, "; the commit changes none of the records it names"
             findings.append(
                 Finding(
                     self.name,
-                    self.severity,
+                    severity,
                     f"write {call.tool}{where} failed ({_describe(call)});"
-                    f" no later {call.tool} call succeeded",
+                    f" no later {call.tool} call succeeded{why}",
                     evidence={"tool": call.tool, "call": index, "error_class": call.error_class},
                 )
             )
@@ -119,6 +146,47 @@ class FailedWriteJudge:
     def _target(self, call: CallRecord) -> tuple[tuple[str, Any], ...]:
         names = self.targets.get(call.tool, ())
         return tuple((name, _hashable(call.arguments.get(name))) for name in names)
+
+    def _names(self, call: CallRecord) -> frozenset[str]:
+        names = self.targets.get(call.tool)
+        values = call.arguments.values() if names is None else (call.arguments.get(n) for n in names)
+        return frozenset(_scalar_names(values))
+
+
+def _scalar_names(values: Iterable[Any]) -> Iterator[str]:
+    """The values that can name a record (strings and integers, not booleans), as text."""
+    for value in values:
+        if (isinstance(value, str) and value) or (isinstance(value, int) and not isinstance(value, bool)):
+            yield str(value)
+
+
+def _changed_names(effects: Sequence[Effect]) -> frozenset[str]:
+    """What names a record the commit changes: changed rows' key parts, buffered calls' arguments."""
+    names: set[str] = set()
+    for effect in effects:
+        if effect.kind is EffectKind.CALL:
+            names.update(_scalar_names((effect.after or {}).values()))
+        else:
+            names.update(_scalar_names(effect.key))
+    return frozenset(names)
+
+
+def _requests(calls: Sequence[CallRecord]) -> list[int]:
+    """The request each call answers: a count of the calls, up to it, that followed a user turn."""
+    requests, current = [], 0
+    for call in calls:
+        if any(turn.role is Role.USER for turn in call.turns):
+            current += 1
+        requests.append(current)
+    return requests
+
+
+def _same_request(calls: Sequence[CallRecord], requests: Sequence[int], index: int) -> str | None:
+    """The tool of a successful write made for the same request as call ``index``, if there is one."""
+    for other, call in enumerate(calls):
+        if other != index and call.write and call.ok and requests[other] == requests[index]:
+            return call.tool
+    return None
 
 
 def _hashable(value: Any) -> Any:

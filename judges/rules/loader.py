@@ -4,8 +4,9 @@ Everything that can be wrong with a rule file is reported at load, as one
 :class:`~judges.errors.RuleLoadError` naming the file, the rule and the
 1-based line and column: malformed YAML, a field that breaks the schema, a
 duplicate rule id, an expression or placeholder that does not compile, a name
-that is neither ``effect``, ``now``, a lookup, nor a comprehension variable, a
-lookup defined twice with different meanings, a ``let`` the rule never uses,
+that is neither ``effect``, a commit name (``now``, ``calls``, ``conversation``,
+``summary``, ``principal``), a lookup, nor a comprehension variable, a lookup
+named like a commit name or defined twice with different meanings, a ``let`` the rule never uses,
 a ``where`` value that is null, reads ``now``, or takes its key from a lookup
 that binds a list, and lookups whose keys come from each other in a cycle.
 """
@@ -22,7 +23,7 @@ from judges.rounds import MAX_ROUNDS
 from judges.rules.engine import CelCompileError, Expression, compile_expression
 from judges.rules.lexer import Token, bound_names, field_path, mentioned_names, tokenize
 from judges.rules.lookup import KeyValue, Lookup, with_keying
-from judges.rules.pack import Rule, RulePack
+from judges.rules.pack import COMMIT_NAMES, Rule, RulePack
 from judges.rules.source import SourceMap, read_yaml
 from judges.rules.template import Template, TemplateError, compile_template
 from judges.schemas import LookupSpec, PackSpec, validate
@@ -190,12 +191,13 @@ class _Compiler:
         message = self.template(spec.message, (*path, "message"), rule=spec.id)
         hint = self.template(spec.hint, (*path, "hint"), rule=spec.id) if spec.hint is not None else None
         names = frozenset(self.lookups)
-        used = self.check_names(require, tokens, names, (*path, "require"), rule=spec.id, now=True)
+        used = self.check_names(require, tokens, names, (*path, "require"), rule=spec.id, commit=True)
         for template, field in ((message, "message"), (hint, "hint")):
             if template is not None:
                 for part in template.expressions:
                     part_tokens = tokenize(part.source)
-                    used |= self.check_names(part, part_tokens, names, (*path, field), rule=spec.id, now=True)
+                    at = (*path, field)
+                    used |= self.check_names(part, part_tokens, names, at, rule=spec.id, commit=True)
         needed = with_keying(self.lookups, used)
         for name in spec.let:
             if name not in needed:
@@ -215,6 +217,7 @@ class _Compiler:
             line=self.source.position(path)[0],
             now="now" in used,
             mode=spec.mode,
+            reads=frozenset(used & (COMMIT_NAMES - {"now"})),
         )
 
     def expression(self, source: str, path: DocPath, *, rule: str | None) -> tuple[Expression, list[Token]]:
@@ -248,15 +251,16 @@ class _Compiler:
         path: DocPath,
         *,
         rule: str | None,
-        now: bool = False,
+        commit: bool = False,
     ) -> set[str]:
-        """The lookups (and ``now``) the expression uses; an unknown name fails the load at its position."""
+        """The lookups (and commit names) the expression uses; an unknown name fails the load where it is."""
         free = expression.variables - bound_names(tokens) - {"effect"}
-        unknown = sorted(free - allowed - ({"now"} if now else set()))
+        commits = COMMIT_NAMES if commit else frozenset()
+        unknown = sorted(free - allowed - commits)
         if unknown:
             name = unknown[0]
             at = self.name_at(expression, tokens, name, path)
-            known = ", ".join(["effect", *sorted(allowed), *(["now"] if now else [])])
+            known = ", ".join(["effect", *sorted(allowed), *sorted(commits)])
             self.fail(f"{path[-1]}: unknown name {name!r} (known: {known})", path, rule=rule, at=at)
         return set(free)
 

@@ -7,9 +7,17 @@ the effect alone into a :class:`~judges.state.Query` by evaluating its
 round after round, for chained lookups (keyed by a row another lookup
 fetched, :mod:`judges.rules.lookup`), in dependency order.
 :meth:`RulePack.__call__` builds one CEL environment per effect (``effect``,
-``now`` when a rule reads it, and the fetched rows of its lookups, see
+the commit's names its rules read, and the fetched rows of its lookups, see
 :mod:`judges.rules.view`) and evaluates every applicable rule's ``require``
-against it.
+against it. The commit's names are ``now`` (the commit time), ``calls`` (the
+transaction's calls in order: ``{tool, arguments, write, ok, error_class,
+error_message, turns}``), ``conversation`` (the turns the host handed over,
+``{role, text}``), ``summary`` (the agent's commit summary) and ``principal``
+(the agent); each is built once per commit, and only when a rule reads it.
+
+A rule that reads ``conversation`` when the host handed none is not judged:
+it yields a warning that says so, never a block (the conversation is an
+optional channel, and its absence is no evidence of anything).
 
 A rule whose ``require`` is false yields a finding with the rule's decision,
 its rendered message and hint, and its ``mode`` when it declares one. A rule that cannot be evaluated (a CEL
@@ -25,7 +33,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from judges.effects import Effect, EffectKind
@@ -39,6 +46,10 @@ from judges.verdict import CommitContext, Finding, Mode, Severity, Verdict
 __all__ = ["Rule", "RulePack"]
 
 _NO_CLOCK = "now: the commit time is not known (the gate was given no clock)"
+_NO_CONVERSATION = "it reads the conversation, which the agent's host did not hand over: not judged"
+
+COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal"})
+"""The names a rule reads from the commit as a whole, beside ``effect`` and its lookups."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +70,8 @@ class Rule:
     now: bool = False
     mode: Mode | None = None
     """``shadow``: its findings are recorded, not acted on; ``enforce``: they act even in a shadow guard."""
+    reads: frozenset[str] = frozenset()
+    """The commit names other than ``now`` that it reads (``calls``, ``conversation``, ...)."""
 
     def applies_to(self, table: str, kind: EffectKind) -> bool:
         return kind in self.kinds and (self.tables is None or table in self.tables)
@@ -83,6 +96,7 @@ class _Group:
     lookups: tuple[str, ...]
     chained: bool = False
     now: bool = False
+    reads: frozenset[str] = frozenset()
 
 
 _EMPTY = _Group((), (), ())
@@ -160,9 +174,10 @@ class RulePack:
 
     def __call__(self, context: CommitContext) -> Verdict:
         findings: list[Finding] = []
+        commit = _CommitNames(context)
         for plan in self._plan(context.effects):
             if plan.group.rules:
-                self._judge_effect(plan, context.state, context.now, findings)
+                self._judge_effect(plan, context.state, commit, findings)
         return Verdict.of(findings)
 
     def _group_for(self, effect: Effect) -> _Group:
@@ -188,8 +203,9 @@ class RulePack:
             lookups = tuple(name for name in self.lookups if name in used)
             chained = any(self.lookups[name].after for name in lookups)
             now = any(rule.now for rule in rules)
+            reads = frozenset().union(*(rule.reads for rule in rules))
             programs = tuple(rule.require for rule in rules)
-            group = self._groups[key] = _Group(rules, programs, lookups, chained, now)
+            group = self._groups[key] = _Group(rules, programs, lookups, chained, now, reads)
         return group
 
     def _plan(self, effects: Sequence[Effect]) -> list[_Plan]:
@@ -261,8 +277,9 @@ class RulePack:
         return environment
 
     def _judge_effect(
-        self, plan: _Plan, state: StateSnapshot, now: datetime | None, findings: list[Finding]
+        self, plan: _Plan, state: StateSnapshot, commit: _CommitNames, findings: list[Finding]
     ) -> None:
+        now = commit.context.now
         effect, group = plan.effect, plan.group
         variables: dict[str, Any] = {"effect": effect_view(effect, self.fields)}
         queries, broken = self._resolve(plan, state) if group.chained else (plan.queries, dict(plan.failures))
@@ -277,21 +294,27 @@ class RulePack:
             variables[name] = rows_view(rows, self.fields, self.lookups[name].one)
         if group.now and now is not None:
             variables["now"] = to_cel(now, None)
+        for name in group.reads:
+            variables[name] = commit.value(name)
         try:
             environment = Environment(variables)
         except CelEvalError as exc:
             findings.extend(self._failed(rule, effect, str(exc)) for rule in group.rules)
             return
         clockless = group.now and now is None
-        if broken or clockless:
-            # A rule whose lookup failed blocks even if its condition would not have needed the rows.
+        unheard = "conversation" in group.reads and commit.context.conversation is None
+        if broken or clockless or unheard:
+            # A rule whose lookup failed blocks even if its condition would not have needed the rows;
+            # a rule that needs the conversation the host did not hand over only says it was not judged.
             usable = []
             for rule in group.rules:
                 problem = _problem(rule, broken, clockless)
-                if problem is None:
-                    usable.append(rule)
-                else:
+                if problem is not None:
                     findings.append(self._failed(rule, effect, problem))
+                elif unheard and "conversation" in rule.reads:
+                    findings.append(self._unjudged(rule, effect))
+                else:
+                    usable.append(rule)
             rules = tuple(usable)
             results = evaluate_all([rule.require for rule in rules], environment)
         else:
@@ -322,10 +345,53 @@ class RulePack:
             self.name, rule.severity, message, hint=hint, rule=rule.id, evidence=evidence, mode=rule.mode
         )
 
+    def _unjudged(self, rule: Rule, effect: Effect) -> Finding:
+        message = f"rule {rule.id} for {effect.table} {effect.key_text}: {_NO_CONVERSATION}"
+        evidence = self._evidence(effect) | {"not_judged": "conversation"}
+        return Finding(self.name, Severity.WARN, message, rule=rule.id, evidence=evidence, mode=rule.mode)
+
     def _failed(self, rule: Rule, effect: Effect, detail: str) -> Finding:
         message = f"rule {rule.id} could not be evaluated for {effect.table} {effect.key_text}: {detail}"
         evidence = self._evidence(effect) | {"error": detail}
         return Finding(self.name, Severity.BLOCK, message, rule=rule.id, evidence=evidence, mode=rule.mode)
+
+
+class _CommitNames:
+    """The commit's names as CEL data, each built on first use and kept for the commit's other effects."""
+
+    __slots__ = ("_values", "context")
+
+    def __init__(self, context: CommitContext) -> None:
+        self.context = context
+        self._values: dict[str, Any] = {}
+
+    def value(self, name: str) -> Any:
+        if name not in self._values:
+            self._values[name] = self._build(name)
+        return self._values[name]
+
+    def _build(self, name: str) -> Any:
+        context = self.context
+        if name == "calls":
+            return [
+                {
+                    "tool": call.tool,
+                    "arguments": to_cel(call.arguments, None),
+                    "write": call.write,
+                    "ok": call.ok,
+                    "error_class": call.error_class,
+                    "error_message": call.error_message,
+                    "turns": [turn.to_dict() for turn in call.turns],
+                }
+                for call in context.calls
+            ]
+        if name == "conversation":
+            return None if context.conversation is None else [turn.to_dict() for turn in context.conversation]
+        if name == "summary":
+            return context.summary
+        if name == "principal":
+            return context.principal
+        raise KeyError(name)
 
 
 def _problem(rule: Rule, broken: Mapping[str, str], clockless: bool) -> str | None:

@@ -258,9 +258,13 @@ def _trajectories(data_dir: Path, path: Path) -> dict[str, str]:
     lines = [_line(f"golden:{name}", task_of(name), _calls(task_of(name))) for name in GOLDEN_TASKS]
     lines += [_line(name, task_of(case), case.edit(_calls(task_of(case)))) for name, case in WRONG.items()]
     crf = task_of("crf_007")
-    # right in the end, but a write failed and nothing retried it: the bench chain's failed_write stops it
-    failing = (crf.golden[-1].tool, {"no_such_argument": True})
+    # right in the end, but a write on a record the commit changes failed and nothing retried it: the
+    # bench chain's failed_write stops it (the same failure naming no changed record would only warn)
+    modify = next(call for call in crf.golden if call.tool == "booking_api_modify_booking")
+    failing = (modify.tool, {**modify.arguments, "booking_status": "no-such-status"})
     lines.append(_line("right, with a failed write", crf, [*_calls(crf), failing]))
+    elsewhere = ("zendesk_update_item", {"table": "tickets", "id": "999999", "item": {"status": "solved"}})
+    lines.append(_line("right, with a failed write elsewhere", crf, [*_calls(crf), elsewhere]))
     lines.append(_line("nothing done", crf, []))
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {json.loads(line)["id"]: json.loads(line)["task"] for line in lines}
@@ -290,14 +294,15 @@ def test_goldens_and_wrong_trajectories_land_where_the_gate_and_the_grade_put_th
         "blocked: ticket closed by the agent": Outcome.TRUE_STOP,
         "missed: receipt request at normal priority": Outcome.MISS,
         "right, with a failed write": Outcome.FALSE_BLOCK,
+        "right, with a failed write elsewhere": Outcome.RIGHT_ALLOWED,
         "nothing done": Outcome.NO_CHANGE,
     }
     assert booking.report.total == Confusion(
-        true_stops=2, false_blocks=1, misses=1, right_allowed=2, no_change=1
+        true_stops=2, false_blocks=1, misses=1, right_allowed=3, no_change=1
     )
     assert booking.report.domains == {BOOKING.domain: booking.report.total}
     # each trajectory is played once per arm, though its task has one, two or three of them
-    assert booking.report.facts["trials_run"] == 2 * 7
+    assert booking.report.facts["trials_run"] == 2 * 8
 
 
 def test_rules_and_the_lists_to_review(booking: Backtest) -> None:
@@ -361,7 +366,7 @@ def test_a_guard_config_without_the_bench_chain_lets_the_failed_write_through(
     report = asyncio.run(backtest(spec))
     outcomes = {t.trajectory: t.outcome for t in report.trajectories}
     assert outcomes["right, with a failed write"] is Outcome.RIGHT_ALLOWED
-    assert report.total == Confusion(true_stops=2, false_blocks=0, misses=1, right_allowed=3, no_change=1)
+    assert report.total == Confusion(true_stops=2, false_blocks=0, misses=1, right_allowed=4, no_change=1)
     assert report.facts["grades"] == str(booking.out)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -17,8 +18,10 @@ from judges import (
     FailedWriteJudge,
     NoEffectJudge,
     NonTerminalStatusJudge,
+    Role,
     Severity,
     StatusSpec,
+    Turn,
     Verdict,
     call_effect,
     unrecovered_writes,
@@ -42,17 +45,82 @@ def context(
     return CommitContext("t1", effects, calls, summary)
 
 
+def update(table: str, key: str, **row: Any) -> Effect:
+    after = {"id": key, **row}
+    return Effect(table, (key,), EffectKind.UPDATE, {"id": key}, after, tuple(sorted(row)))
+
+
+def said(record: CallRecord, *turns: Turn) -> CallRecord:
+    return replace(record, turns=turns)
+
+
+USER = Turn(Role.USER, "Yes, go ahead.")
+AGENT = Turn(Role.ASSISTANT, "That did not work.")
+
+
 class TestFailedWrite:
-    def test_a_failed_write_never_retried_blocks(self) -> None:
+    """Requirement G42: a failed write blocks by what the commit keeps, and warns elsewhere."""
+
+    def test_a_failed_write_never_retried_blocks_a_commit_of_nothing(self) -> None:
         calls = (call("update_ticket", False, id=6), call("get_ticket", True, write=False, id=6))
         verdict = FailedWriteJudge()(context(calls=calls))
         assert verdict.decision is Decision.BLOCK
         (finding,) = verdict.findings
         assert finding.message == (
             "write update_ticket failed (not_found: update_ticket failed);"
-            " no later update_ticket call succeeded"
+            " no later update_ticket call succeeded; the commit changes nothing else"
         )
         assert finding.evidence == {"tool": "update_ticket", "call": 0, "error_class": "not_found"}
+
+    def test_it_blocks_when_the_commit_changes_the_record_the_failed_write_names(self) -> None:
+        calls = (call("update_ticket", False, id=6, status="solved"), call("add_note", True, ticket=6))
+        verdict = FailedWriteJudge()(context(effects=(update("tickets", "6", note="n"),), calls=calls))
+        assert verdict.decision is Decision.BLOCK
+        assert verdict.findings[0].message.endswith("; the commit changes 6")
+
+    def test_a_failed_write_elsewhere_is_a_warning(self) -> None:
+        calls = (call("update_ticket", False, id=6), call("close_order", True, order="A1"))
+        verdict = FailedWriteJudge()(context(effects=(update("orders", "A1", status="closed"),), calls=calls))
+        assert verdict.decision is Decision.ALLOW
+        (finding,) = verdict.findings
+        assert finding.severity is Severity.WARN
+        assert finding.message.endswith("; the commit changes none of the records it names")
+        strict = FailedWriteJudge(elsewhere=Severity.BLOCK)
+        assert strict(context(effects=(update("orders", "A1"),), calls=calls)).decision is Decision.BLOCK
+
+    def test_targets_name_the_records_a_call_concerns(self) -> None:
+        judge = FailedWriteJudge(targets={"update_ticket": ("id",)})
+        calls = (call("update_ticket", False, id=6, status="A1"), call("close_order", True, order="A1"))
+        effects = (update("orders", "A1", status="closed"),)
+        assert judge(context(effects=effects, calls=calls)).decision is Decision.ALLOW
+        assert FailedWriteJudge()(context(effects=effects, calls=calls)).decision is Decision.BLOCK
+
+    def test_a_buffered_call_names_its_records_by_its_arguments(self) -> None:
+        calls = (call("update_ticket", False, id=6), call("notify", True, ticket=6))
+        buffered = call_effect("notify", "k1", {"ticket": 6, "urgent": True})
+        assert FailedWriteJudge()(context(effects=(buffered,), calls=calls)).decision is Decision.BLOCK
+
+    def test_booleans_and_empty_text_name_nothing(self) -> None:
+        calls = (call("set_flag", False, on=True, label=""), call("touch", True))
+        effects = (update("flags", "1", on=True), update("labels", "", x=1))
+        assert FailedWriteJudge()(context(effects=effects, calls=calls)).decision is Decision.ALLOW
+
+    def test_given_the_conversation_half_of_one_request_done_blocks(self) -> None:
+        calls = (
+            said(call("cancel", True, booking="B1"), USER),
+            call("book", False, user="u1"),
+            said(call("get_user", True, write=False, user="u1"), AGENT),
+        )
+        effects = (update("bookings", "B1", status="cancelled"),)
+        verdict = FailedWriteJudge()(CommitContext("t1", effects, calls, conversation=(USER, AGENT)))
+        assert verdict.decision is Decision.BLOCK
+        assert verdict.findings[0].message.endswith("; cancel of the same request succeeded")
+        # without the conversation, the requests are unknown: the failed write is elsewhere
+        assert FailedWriteJudge()(CommitContext("t1", effects, calls)).decision is Decision.ALLOW
+        # a user turn between the two makes them two requests
+        apart = (calls[0], said(calls[1], USER), calls[2])
+        verdict = FailedWriteJudge()(CommitContext("t1", effects, apart, conversation=(USER, USER, AGENT)))
+        assert verdict.decision is Decision.ALLOW
 
     def test_a_later_success_of_the_same_tool_recovers(self) -> None:
         calls = (call("update_ticket", False, id=6), call("update_ticket", True, id=6))
