@@ -204,6 +204,17 @@ class CommitGate:
         """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""
         self._close()
 
+    async def aclose_judges(self) -> None:
+        """Close what the judges hold open (a model judge's HTTP client); one that fails is logged."""
+        for judge in self.judges:
+            close = getattr(judge, "aclose", None)
+            if close is None:
+                continue
+            try:
+                await close()
+            except Exception:
+                log.warning("judge %s did not close cleanly", judge.name, exc_info=True)
+
 
 class _BoundedReader:
     """``reader``, each fetch within ``timeout_s``."""

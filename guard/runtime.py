@@ -149,6 +149,7 @@ class Runtime:
                 await self.lease.release()
             if self.owns_gate:
                 self.manager.gate.close()
+                await self.manager.gate.aclose_judges()
             if self.audit_engine is not None:
                 await self.audit_engine.dispose()
             self.telemetry.shutdown()

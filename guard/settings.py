@@ -382,7 +382,8 @@ class JudgeSettings(_Section):
     chain: list[dict[str, Any]] = Field(
         default_factory=list,
         description="Judges in order: {judge: rules, path: ...}, failed_write, duplicate_effect, "
-        "non_terminal_status, no_effect, or {judge: python, target: module:attribute}.",
+        "non_terminal_status, no_effect, rubric (an LLM judge, off unless named), "
+        "or {judge: python, target: module:attribute}.",
     )
     use_backend_judges: bool = Field(True, description="Also run the judges the backend module exports.")
     base_dir: Path | None = Field(

@@ -20,13 +20,17 @@ rule's own ``mode`` wins over its entry's, for its pack's failures too.
 
 Built-in kinds: ``rules``, ``failed_write``, ``duplicate_effect``,
 ``non_terminal_status``, ``no_effect`` (``claims: default`` uses
-:data:`judges.trace.DEFAULT_CLAIMS`). Python judges register beside them with
+:data:`judges.trace.DEFAULT_CLAIMS`), and ``rubric``: yes/no questions to a
+model on an OpenAI-compatible endpoint (``base_url``, ``model``,
+``questions``, ``subject: conversation`` by default, the key in the
+environment variable ``api_key_env``), off unless a chain names it. Python judges register beside them with
 :meth:`JudgeRegistry.register`, for what CEL cannot say. Options are validated
 here, at the configuration boundary; a bad entry is one :class:`ConfigError`.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -34,6 +38,7 @@ from typing import Any
 
 from judges.chain import AsyncJudge, InMode, JudgeChain
 from judges.errors import ConfigError, RuleLoadError, SchemaError
+from judges.rubric import OpenAIChat, RubricJudge
 from judges.rules import load_rule_pack
 from judges.schemas import (
     DuplicateEffectOptions,
@@ -41,6 +46,7 @@ from judges.schemas import (
     FailedWriteOptions,
     NoEffectOptions,
     NonTerminalOptions,
+    RubricOptions,
     RulesOptions,
     validate,
 )
@@ -138,6 +144,26 @@ def _no_effect(options: Mapping[str, Any], base_dir: Path) -> Judge:
     return NoEffectJudge(spec.name, spec.severity, claims)
 
 
+def _rubric(options: Mapping[str, Any], base_dir: Path) -> AsyncJudge:
+    spec = validate(RubricOptions, options)
+    api_key = None
+    if spec.api_key_env is not None:
+        api_key = os.environ.get(spec.api_key_env)
+        if not api_key:
+            raise ConfigError(f"judge 'rubric': the environment variable {spec.api_key_env} is not set")
+    model = OpenAIChat(spec.base_url, spec.model, api_key=api_key, timeout=spec.timeout_s)
+    return RubricJudge(
+        model,
+        max_tokens=spec.max_tokens,
+        questions=spec.questions,
+        name=spec.name,
+        severity=spec.severity,
+        temperature=spec.temperature,
+        subject=spec.subject,
+        owns_model=True,
+    )
+
+
 def default_registry() -> JudgeRegistry:
     """A new registry holding the built-in judge kinds."""
     registry = JudgeRegistry()
@@ -146,6 +172,7 @@ def default_registry() -> JudgeRegistry:
     registry.register("duplicate_effect", _duplicate)
     registry.register("non_terminal_status", _non_terminal)
     registry.register("no_effect", _no_effect)
+    registry.register("rubric", _rubric)
     return registry
 
 

@@ -169,6 +169,21 @@ class NoEffectOptions(_Spec):
     claims: list[str] | Literal["default"] = []
 
 
+class RubricOptions(_Spec):
+    """An LLM judge on an OpenAI-compatible endpoint (off unless a chain names it)."""
+
+    base_url: str = Field(pattern=r"^https?://")
+    model: str = Field(min_length=1)
+    questions: list[str] = Field(min_length=1)
+    subject: Literal["summary", "conversation"] = "conversation"
+    api_key_env: str | None = None
+    name: str = "rubric"
+    severity: Severity = Severity.BLOCK
+    max_tokens: int = Field(default=256, ge=1)
+    timeout_s: float = Field(default=30.0, gt=0)
+    temperature: float | None = 0.0
+
+
 _Model = TypeVar("_Model", bound=BaseModel)
 
 

@@ -19,6 +19,7 @@ from judges import (
     Effect,
     EffectKind,
     Finding,
+    InMode,
     JudgeChain,
     MemoryState,
     Mode,
@@ -587,3 +588,35 @@ async def test_one_agent_cannot_use_up_the_hung_threads_of_every_agent() -> None
 
 async def agent_commit(gate: CommitGate, transaction_id: str, principal: str) -> Verdict:
     return (await gate.evaluate(transaction_id, [EFFECT], [], "summary", STATE, principal=principal)).verdict
+
+
+@dataclass
+class Holding:
+    """A judge that holds something open until closed (a model judge's HTTP client)."""
+
+    name: str
+    fails: bool = False
+    closed: int = 0
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        return Verdict.allow()
+
+    async def aclose(self) -> None:
+        self.closed += 1
+        if self.fails:
+            raise OSError("connection reset")
+
+
+async def test_closing_the_judges_closes_each_once_even_past_one_that_fails(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    first, failing, shadowed = Holding("a"), Holding("b", fails=True), Holding("c")
+    gate = CommitGate([first, failing, InMode(shadowed, Mode.SHADOW)], judge_timeout_s=TIMEOUT_S)
+    gate.close()
+    with caplog.at_level(logging.WARNING, logger="guard.gate"):
+        await gate.aclose_judges()
+    assert (first.closed, failing.closed, shadowed.closed) == (1, 1, 1)
+    assert "judge b did not close cleanly" in caplog.text
