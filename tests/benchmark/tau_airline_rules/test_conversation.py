@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from benchmark.domains.tau_airline.judges import ClaimsJudge, ConfirmationJudge, RetryJudge
-from judges import CallRecord, CommitContext, Decision, Role, Severity, Turn, Verdict
+from benchmark.domains.tau_airline.judges import CabinStatedJudge, ClaimsJudge, ConfirmationJudge, RetryJudge
+from judges import CallRecord, CommitContext, Decision, Effect, EffectKind, Role, Severity, Turn, Verdict
 
 BAGS = "update_reservation_baggages"
 FLIGHTS = "update_reservation_flights"
@@ -194,10 +194,76 @@ def test_a_claim_a_successful_call_made_passes() -> None:
 def test_without_a_conversation_the_judges_say_so_and_never_block() -> None:
     """Requirement G5: no conversation handed over: not judged, said in a warning with its rule."""
     bare = context(call(BAGS, reservation_id="R1"), conversation=False)
-    for judge in (ConfirmationJudge(), RetryJudge()):
+    for judge in (ConfirmationJudge(), RetryJudge(), CabinStatedJudge()):
         verdict = judge(bare)
         assert verdict.decision is Decision.ALLOW
         (finding,) = verdict.findings
         assert finding.severity is Severity.WARN
         assert finding.evidence == {"not_evaluated": "conversation"}
         assert "not judged" in finding.message
+
+
+def reservation(key: str, cabin: str, new_cabin: str) -> Effect:
+    before = {"reservation_id": key, "cabin": cabin}
+    return Effect(
+        "reservations", (key,), EffectKind.UPDATE, before, {**before, "cabin": new_cabin}, ("cabin",)
+    )
+
+
+def cabin_change(*turns: Turn, cabin: str = "business", was: str = "economy") -> CommitContext:
+    change = call(FLIGHTS, *turns, reservation_id="R1", cabin=cabin, flights=[], payment_id="gift_card_1")
+    return CommitContext("t", (reservation("R1", was, cabin),), (change,), conversation=turns)
+
+
+@pytest.mark.parametrize(
+    ("said", "cabin"),
+    [
+        ("Please downgrade me to economy.", "business"),
+        ("I'd like to move to basic economy.", "economy"),
+        ("Upgrade me to business class, please.", "economy"),
+    ],
+)
+def test_a_cabin_other_than_the_one_the_user_last_named_is_stopped(said: str, cabin: str) -> None:
+    """Requirement G5: the cabin written is the one the user asked for (the latest turn naming one)."""
+    turns = (user(said), agent("I will change the cabin. Shall I proceed?"), user("Yes."))
+    verdict = CabinStatedJudge()(cabin_change(*turns, cabin=cabin, was="first"))
+    assert rules(verdict) == ["cabin-as-stated"]
+    assert verdict.findings[0].evidence["cabin"] == cabin
+    assert (verdict.findings[0].hint or "").startswith("allowed:")
+
+
+@pytest.mark.parametrize(
+    ("turns", "cabin", "was"),
+    [
+        # the user named the cabin written
+        ((user("Could I go business instead?"), user("Yes, go ahead.")), "business", "economy"),
+        # the user changed their mind: the latest turn naming a cabin counts
+        (
+            (user("Upgrade me to business."), user("Too dear; economy then."), user("Yes.")),
+            "economy",
+            "basic_economy",
+        ),
+        # named both, in one turn
+        ((user("I'm in economy now and want business."),), "business", "economy"),
+        # never named a cabin
+        ((user("Please move my flight to Friday."), user("Yes.")), "business", "economy"),
+        # the cabin is not changed: not a cabin change, whatever was said
+        ((user("Business would be nice, but keep it as it is."),), "economy", "economy"),
+    ],
+)
+def test_a_cabin_the_user_named_or_never_named_or_kept_passes(
+    turns: tuple[Turn, ...], cabin: str, was: str
+) -> None:
+    assert CabinStatedJudge()(cabin_change(*turns, cabin=cabin, was=was)).decision is Decision.ALLOW
+
+
+def test_a_booking_in_a_cabin_the_user_did_not_name_is_stopped_and_a_refused_one_is_not_judged() -> None:
+    turns = (user("Book me economy from JFK to SFO on May 20."), agent("Booking business. OK?"), user("Yes."))
+    booked = call(BOOK, *turns, user_id="u1", cabin="business")
+    assert rules(CabinStatedJudge()(CommitContext("t", (), (booked,), conversation=turns))) == [
+        "cabin-as-stated"
+    ]
+    refused = call(BOOK, *turns, ok=False, error="Error: not enough seats", user_id="u1", cabin="business")
+    assert (
+        CabinStatedJudge()(CommitContext("t", (), (refused,), conversation=turns)).decision is Decision.ALLOW
+    )

@@ -16,13 +16,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from benchmark.domains.tau_airline.judges.bookings import BookingJudge
-from benchmark.domains.tau_airline.judges.conversation import ClaimsJudge, ConfirmationJudge, RetryJudge
+from benchmark.domains.tau_airline.judges.conversation import (
+    CabinStatedJudge,
+    ClaimsJudge,
+    ConfirmationJudge,
+    RetryJudge,
+)
 from benchmark.domains.tau_airline.judges.itinerary import BasicEconomyChangeJudge, ItineraryJudge
 from judges import Judge
 
 __all__ = [
     "BasicEconomyChangeJudge",
     "BookingJudge",
+    "CabinStatedJudge",
     "ClaimsJudge",
     "ConfirmationJudge",
     "ItineraryJudge",
@@ -39,5 +45,6 @@ def tau_airline_judges() -> Sequence[Judge]:
         BasicEconomyChangeJudge(),
         ConfirmationJudge(),
         RetryJudge(),
+        CabinStatedJudge(),
         ClaimsJudge(),
     )

@@ -1,6 +1,6 @@
 """The airline's clauses that need what the user and the agent said: the conversation and the call trace.
 
-The policy asks three things of an agent that no record shows, only what was said and done:
+The policy asks four things of an agent that no record shows, only what was said and done:
 
 * ``write-confirmed`` — "Before taking any actions that update the booking database (booking,
   modifying flights, editing baggage, upgrading cabin class, or updating passenger information),
@@ -11,16 +11,23 @@ The policy asks three things of an agent that no record shows, only what was sai
 * ``retry-asked`` — the same clause, after a refusal: a write the reference refused, tried again
   with other arguments (other payment, other flights, other amounts) is another action, so the user
   must have spoken between the refusal and the write that took effect;
+* ``cabin-as-stated`` — the same clause's "action details": a booking, or a change of a reservation's
+  cabin, writes the cabin the user named in the last of their turns that named one (:data:`CABINS`:
+  "basic economy", "economy", "business"), when any did; a user who never named a cabin is not judged,
+  and a change that keeps the cabin is not a cabin change;
 * ``claims-made`` — "You should not provide any information ... not provided by the user or
   available tools": the agent's last message does not tell the user that a change was made (bags
   added, a reservation booked or cancelled, passengers updated, a cabin upgraded or downgraded, a
   certificate sent) that no successful call of the transaction made.
 
-Each reads :attr:`~judges.CommitContext.calls` (with the turns said before each call) and the
-commit's summary (the agent's last message). When the host handed the guard no conversation
-(:attr:`~judges.CommitContext.conversation` is None) the first two cannot be judged: they say so
-in a warning and never block. Nothing here names a task, a user or a flight of the data set: the
-words are the policy's and the tools', the tests' trajectories are hand-written.
+Each reads :attr:`~judges.CommitContext.calls` (with the turns said before each call), the
+commit's summary (the agent's last message) and, for the cabin, the reservation as the transaction
+found it. When the host handed the guard no conversation (:attr:`~judges.CommitContext.conversation`
+is None) the first three cannot be judged: they say so in a warning and never block. Bag counts and
+payment kinds in the user's words were tried the same way and left out: users say "no extra baggage"
+of free bags and "the rest on my card" of any card, so their words do not name one value. Nothing
+here names a task, a user or a flight of the data set: the words are the policy's and the tools',
+the tests' trajectories are hand-written.
 """
 
 from __future__ import annotations
@@ -32,7 +39,16 @@ from typing import Any, ClassVar
 
 from judges import CallRecord, CommitContext, Effect, Finding, Query, Role, Severity, Turn, Verdict
 
-__all__ = ["ASKED", "YES", "ClaimsJudge", "ConfirmationJudge", "RetryJudge", "conversation_judges"]
+__all__ = [
+    "ASKED",
+    "CABINS",
+    "YES",
+    "CabinStatedJudge",
+    "ClaimsJudge",
+    "ConfirmationJudge",
+    "RetryJudge",
+    "conversation_judges",
+]
 
 CONFIRMED_WRITES = frozenset(
     {
@@ -192,6 +208,74 @@ class RetryJudge:
         return Verdict.of(findings)
 
 
+CABINS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("basic_economy", re.compile(r"\bbasic[\s-]+economy\b", re.IGNORECASE)),
+    ("economy", re.compile(r"(?<!basic )(?<!basic-)\beconomy\b", re.IGNORECASE)),
+    ("business", re.compile(r"\bbusiness\b", re.IGNORECASE)),
+)
+"""The cabins as users name them, by the value the tools write."""
+
+
+def _cabins_named(text: str) -> frozenset[str]:
+    return frozenset(cabin for cabin, pattern in CABINS if pattern.search(text))
+
+
+@dataclass(frozen=True, slots=True)
+class CabinStatedJudge:
+    """``cabin-as-stated``: a booking or a cabin change writes the cabin the user last named."""
+
+    name: str = "tau_airline_cabin_stated"
+    severity: Severity = Severity.BLOCK
+    rule_ids: ClassVar[tuple[str, ...]] = ("cabin-as-stated",)
+
+    def queries(self, effects: Sequence[Effect]) -> Sequence[Query]:
+        return ()
+
+    def __call__(self, context: CommitContext) -> Verdict:
+        if context.conversation is None:
+            return _no_conversation(self.name, "cabin-as-stated")
+        found = {
+            str(effect.key_text): effect.before
+            for effect in context.effects
+            if effect.table == "reservations" and effect.before is not None
+        }
+        findings = []
+        calls = context.calls
+        for index, call in enumerate(calls):
+            cabin = call.arguments.get("cabin")
+            if not call.ok or call.tool not in ("book_reservation", "update_reservation_flights"):
+                continue
+            if call.tool == "update_reservation_flights":
+                before = found.get(str(call.arguments.get("reservation_id")))
+                if before is None or before.get("cabin") == cabin or _rewritten(calls, index):
+                    continue
+            turn = next((t for t in _user_turns_before(calls, index) if _cabins_named(t.text)), None)
+            if turn is None or cabin in _cabins_named(turn.text):
+                continue
+            named = sorted(_cabins_named(turn.text))
+            findings.append(
+                Finding(
+                    self.name,
+                    self.severity,
+                    f"call {index + 1} {call.tool} on {_object(call)}: cabin {cabin!r}, while the user last "
+                    f"named {' or '.join(map(repr, named))}: {_clip(turn.text)!r}",
+                    f"allowed: the cabin the user asked for ({', '.join(named)}), or ask them again",
+                    rule="cabin-as-stated",
+                    evidence={"call": index + 1, "tool": call.tool, "cabin": cabin, "user_named": named},
+                )
+            )
+        return Verdict.of(findings)
+
+
+def _rewritten(calls: Sequence[CallRecord], index: int) -> bool:
+    """Whether a later successful change of the same reservation's flights wrote over call ``index``."""
+    call = calls[index]
+    return any(
+        later.ok and later.tool == call.tool and _object(later) == _object(call)
+        for later in calls[index + 1 :]
+    )
+
+
 def _changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
     return sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
 
@@ -265,6 +349,6 @@ class ClaimsJudge:
         return Verdict.of(findings)
 
 
-def conversation_judges() -> tuple[ConfirmationJudge, RetryJudge, ClaimsJudge]:
-    """The three, in chain order."""
-    return ConfirmationJudge(), RetryJudge(), ClaimsJudge()
+def conversation_judges() -> tuple[ConfirmationJudge, RetryJudge, CabinStatedJudge, ClaimsJudge]:
+    """The four, in chain order."""
+    return ConfirmationJudge(), RetryJudge(), CabinStatedJudge(), ClaimsJudge()
