@@ -24,7 +24,7 @@ from starlette.routing import Route
 from benchmark.dataset import Task, load_scenario
 from benchmark.domains import Domain, get_domain
 from benchmark.world import World, golden, grade, open_world
-from guard.audit import MemoryAudit
+from guard.audit.log import MemoryAudit
 from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
 from guard.edge.http import create_app

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
     from typer import _click  # the click typer vendors: its classes' types
 
-    from guard.audit import CallEntry, CommitEntry, TxnDetail, TxnRecord
+    from guard.audit.log import CallEntry, CommitEntry, TxnDetail, TxnRecord
     from guard.errors import GuardError
     from guard.runtime import Runtime
     from guard.settings import GuardSettings
@@ -79,7 +79,7 @@ Exit codes: 0 ok (also after SIGTERM, once stopped);
 5 the guard cannot take its place (address in use or not permitted, instance name held);
 130 interrupted. --debug shows a failure's traceback (the exit code is the same)."""
 
-# statuses of the audit log (guard.transactions.Status), named here so that reading the command line
+# statuses of the audit log (guard.transaction.state.Status), named here so that reading the command line
 # imports nothing of the guard; tests/guard/test_cli.py holds the two lists equal
 _STATUSES = ("open", "pending_approval", "committed", "rolled_back", "aborted", "partial", "committing")
 
@@ -517,7 +517,7 @@ def transactions(
     if ctx.invoked_subcommand is not None:
         ctx.obj = config
         return
-    from guard.audit import LISTING_FILTERS
+    from guard.audit.log import LISTING_FILTERS
 
     if status is not None and status not in LISTING_FILTERS:
         raise _fail(f"unknown status {status!r}; use one of {', '.join(LISTING_FILTERS)}", ExitCode.USAGE)

@@ -25,8 +25,8 @@ from tenacity import (
     wait_random,
 )
 
-from guard.execute import CallOutcome
 from guard.settings import RetrySettings
+from guard.transaction.execute import CallOutcome
 from judges.classify import ErrorClass, classify, retryable
 
 __all__ = ["Retried", "RetryPolicy", "RetryRules", "call_with_retries", "classify_error"]

@@ -14,19 +14,18 @@ from opentelemetry.sdk.trace import TracerProvider
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from guard.audit import Audit
+from guard.audit.log import Audit
+from guard.audit.redact import Redactor
 from guard.backends.base import Backend
 from guard.backends.mcp import McpBackend
+from guard.backends.outbox import Outbox
 from guard.backends.sql import SqlBackend
 from guard.backends.upstream import Upstream
 from guard.clock import Clock, SystemClock
 from guard.edge.mcp_client import connect_upstream
 from guard.errors import BackendError, ConfigError
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.lease import InstanceLease, NoLease
-from guard.manager import TransactionManager
-from guard.outbox import Outbox
-from guard.redact import Redactor
 from guard.retry import RetryRules
 from guard.settings import AuditSettings, GuardSettings
 from guard.store.engine import create_engine, display_url, require_file, sqlite_file
@@ -35,6 +34,7 @@ from guard.store.sql_audit import SqlAudit
 from guard.store.sql_lease import SqlInstanceLease
 from guard.store.sql_outbox import SqlOutbox
 from guard.telemetry import Telemetry, provider_from_settings
+from guard.transaction.manager import TransactionManager
 from judges import AsyncJudge, Judge, default_registry, judges_from_config
 from judges import ConfigError as JudgesConfigError
 

@@ -32,8 +32,8 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from guard.audit.redact import check_path
 from guard.errors import ConfigError
-from guard.redact import check_path
 from judges.verdict import Mode
 
 __all__ = [

@@ -33,7 +33,7 @@ their failure never fails a judge that could.
 *How* a judge runs is an :class:`Execution`: :data:`INLINE` calls a
 synchronous judge (:class:`~judges.verdict.Judge`) and awaits an async one
 (:class:`AsyncJudge`, one that waits on a model) in the caller's task; the
-commit gate's execution (:mod:`guard.gate`) puts synchronous judges on a
+commit gate's execution (:mod:`guard.gate.commit`) puts synchronous judges on a
 thread pool and both kinds under a timeout. :meth:`JudgeChain.__call__`, the
 chain as a synchronous judge, always runs inline and refuses async judges.
 

@@ -36,7 +36,7 @@ from bench_golden import golden_args
 from benchmark.results import read_results
 from benchmark.run.runner import RunOptions, run_spec
 from benchmark.run.setup import RunSpec
-from guard.gate import CommitGate, GateResult
+from guard.gate.commit import CommitGate, GateResult
 
 
 @dataclass

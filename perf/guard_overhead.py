@@ -31,11 +31,11 @@ from guard.clock import SystemClock
 from guard.demo.backend import prepare, tools
 from guard.edge.plain import build_plain_server
 from guard.edge.server import build_server
-from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
+from guard.transaction.manager import TxnKey
 
 
 def settings_for(root: Path, port: int = 0) -> GuardSettings:

@@ -31,10 +31,10 @@ from typing import Any
 
 from scale_stack import create_database, drop_database, prepare_database
 
-from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
-from guard.transactions import CommitStatus
+from guard.transaction.replies import TxnKey
+from guard.transaction.state import CommitStatus
 
 ADMIN_URL = os.environ.get("GUARD_TEST_POSTGRES_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test")
 TICKETS = 40

@@ -37,10 +37,10 @@ from mcp.server.lowlevel import Server
 
 from guard.edge.mcp_client import ClientUpstream
 from guard.edge.server import build_server
-from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade
+from guard.transaction.manager import TxnKey
 
 _OBJECT = {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}
 

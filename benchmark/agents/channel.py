@@ -10,7 +10,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from benchmark.agents.base import ToolInfo, ToolResult
-from guard.conversation import META_KEY as CONVERSATION
+from guard.transaction.conversation import META_KEY as CONVERSATION
 from judges import Turn
 
 __all__ = ["McpChannel"]

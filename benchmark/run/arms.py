@@ -32,15 +32,15 @@ from benchmark.agents.channel import McpChannel
 from benchmark.results import CommitVerdict
 from benchmark.run.faults import INJECTED, FaultPlan
 from benchmark.run.hub import ToolHub, TrialKeys
-from guard.audit import MemoryAudit
+from guard.audit.log import MemoryAudit
 from guard.backends.sql import SqlBackend
 from guard.clock import Clock
-from guard.gate import CommitGate
-from guard.manager import TransactionManager
+from guard.gate.commit import CommitGate
 from guard.runtime import assemble
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolRegistry
+from guard.transaction.manager import TransactionManager
 from judges import CallRecord, Turn
 
 __all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]

@@ -33,8 +33,8 @@ from benchmark.agents.channel import McpChannel
 from guard.clock import Clock
 from guard.edge.plain import PlainTarget, build_routed_plain_server
 from guard.edge.server import build_server
-from guard.manager import TransactionManager, TxnKey
 from guard.tools import ToolRegistry
+from guard.transaction.manager import TransactionManager, TxnKey
 
 __all__ = ["TRIAL_META", "ToolHub", "TrialKeys"]
 

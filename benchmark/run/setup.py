@@ -21,7 +21,7 @@ from benchmark.domains import get_domain
 from benchmark.errors import BenchmarkError
 from benchmark.run.hub import ToolHub
 from benchmark.run.trial import TrialContext
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings, load_settings
 

@@ -26,7 +26,7 @@ from benchmark.run.hub import ToolHub
 from benchmark.world import Golden, State, golden, grade, open_world, outputs_said
 from guard.clock import FixedClock
 from guard.errors import GuardError
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.settings import GuardSettings
 from judges import signature_of_states
 

@@ -53,9 +53,9 @@ from benchmark.world.seed import patch_rows, seed_rows
 from benchmark.world.sqlite_plan import sqlite_plan
 from guard.clock import FixedClock
 from guard.errors import ToolError
-from guard.execute import CallOutcome, execute
 from guard.store.engine import create_engine, start_from_image
 from guard.tools import ToolContext
+from guard.transaction.execute import CallOutcome, execute
 from judges.canonical import CanonicalState, canonical_state
 from judges.classify import ErrorClass
 

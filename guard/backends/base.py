@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-from guard.execute import CallOutcome
 from guard.tools import Arguments, ErrorText, Tool
+from guard.transaction.execute import CallOutcome
 from judges import Effect, Judge, StateReader
 
 __all__ = ["Backend", "Session", "UpstreamReport"]

@@ -25,16 +25,16 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any, Literal
 
+from guard.audit.redact import Redactor
 from guard.backends.base import UpstreamReport
+from guard.backends.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbox, OutboxEntry, advance
 from guard.backends.policy import ToolPolicy, build_arguments
 from guard.backends.upstream import Upstream, UpstreamResult
 from guard.clock import Clock
 from guard.errors import InvalidArguments, ToolError
-from guard.execute import CallOutcome
-from guard.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbox, OutboxEntry, advance
-from guard.redact import Redactor
 from guard.retry import Retried, RetryRules, call_with_retries
 from guard.tools import Tool
+from guard.transaction.execute import CallOutcome
 from judges.classify import ErrorClass
 
 __all__ = ["CERTAIN", "Dispatcher", "fate", "result_outcome", "settled", "write_meta"]

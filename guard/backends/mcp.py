@@ -30,18 +30,18 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from guard.audit.redact import Redactor
 from guard.backends.base import UpstreamReport
 from guard.backends.dispatch import Dispatcher, fate, result_outcome, write_meta
+from guard.backends.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
 from guard.backends.policy import ToolPolicy, resolve_policies, tool_spec
 from guard.backends.upstream import Upstream
 from guard.clock import Clock
 from guard.errors import BackendError, ToolError
-from guard.execute import CallOutcome
-from guard.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
-from guard.redact import Redactor
 from guard.retry import RetryPolicy, RetryRules
 from guard.settings import McpSettings
 from guard.tools import Arguments, ErrorText, Tool, plain_error_text
+from guard.transaction.execute import CallOutcome
 from judges import Effect, Judge, Query, StateSnapshot, call_effect
 from judges.classify import ErrorClass
 

@@ -42,11 +42,11 @@ from guard.backends.base import UpstreamReport
 from guard.backends.reads import SqlStateReader
 from guard.clock import Clock
 from guard.errors import ConfigError, ToolError, TransactionLost
-from guard.execute import CallOutcome, run_tool
 from guard.store import marks
 from guard.store.capture import Capture, Tally
 from guard.store.sql_lease import hold_setup_lock
 from guard.tools import Arguments, FunctionTool, Tool, ToolContext, ToolRegistry
+from guard.transaction.execute import CallOutcome, run_tool
 from judges import Effect, Judge, fold_changes
 from judges.classify import ErrorClass, is_lock_wait
 

@@ -21,10 +21,10 @@ import mcp_types as types
 from mcp import Client
 
 from guard.edge.server import build_server
-from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade
+from guard.transaction.manager import TxnKey
 
 __all__ = ["DemoResult", "run_demo"]
 

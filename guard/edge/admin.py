@@ -6,7 +6,7 @@ happen before any of them, in :mod:`guard.edge.door`. A commit's text is
 ``summary`` here as in the commit tool (``final_message``, its earlier name,
 is still read); its optional ``conversation`` is the turns said since the
 last call, as ``_meta["guard/conversation"]`` carries them on the commit tool
-(:mod:`guard.conversation`; past the per-request limits it is a 400).
+(:mod:`guard.transaction.conversation`; past the per-request limits it is a 400).
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, Field
 
-from guard.audit import LISTING_FILTERS
-from guard.conversation import TurnIn, checked
+from guard.audit.log import LISTING_FILTERS
 from guard.errors import RequestRejected
-from guard.replies import CommitReply
 from guard.runtime import Runtime
+from guard.transaction.conversation import TurnIn, checked
+from guard.transaction.replies import CommitReply
 
 __all__ = ["CommitBody", "ReviewBody", "RollbackBody", "admin_router"]
 

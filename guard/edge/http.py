@@ -30,9 +30,9 @@ from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
 from guard.edge.mcp_sessions import AgentSessions, LegacySessions
 from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
-from guard.keys import HEADER, key_from_http
-from guard.manager import TxnKey
 from guard.runtime import Runtime
+from guard.transaction.keys import HEADER, key_from_http
+from guard.transaction.manager import TxnKey
 
 __all__ = ["create_app"]
 

@@ -34,9 +34,9 @@ from starlette.types import Receive, Scope, Send
 
 from guard.edge.door import ANONYMOUS, PRINCIPAL
 from guard.errors import GuardError
-from guard.keys import session_key
-from guard.manager import TransactionManager
-from guard.transactions import Status
+from guard.transaction.keys import session_key
+from guard.transaction.manager import TransactionManager
+from guard.transaction.state import Status
 
 __all__ = ["AgentSessions", "LegacySessions", "SessionLimitReached"]
 

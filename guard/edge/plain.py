@@ -24,8 +24,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from guard.clock import Clock
 from guard.edge.server import spec_tool
 from guard.errors import ToolError
-from guard.execute import CallOutcome, execute
 from guard.tools import ToolContext, ToolRegistry
+from guard.transaction.execute import CallOutcome, execute
 
 __all__ = ["PlainTarget", "build_plain_server", "build_routed_plain_server", "run_plain_call"]
 

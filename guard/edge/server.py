@@ -13,7 +13,7 @@ that cannot take the call now. A rollback the agent asked for, done, is not
 an error.
 
 Any call may carry the conversation its host hands over,
-``_meta["guard/conversation"]`` (:mod:`guard.conversation`): it is checked
+``_meta["guard/conversation"]`` (:mod:`guard.transaction.conversation`): it is checked
 before anything else runs, and one that is not a list of turns within the
 per-request limits is JSON-RPC invalid params (the host must fix it; the
 model cannot), changing nothing.
@@ -34,11 +34,11 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from guard.conversation import said_in
 from guard.errors import GuardError, InvalidConversation, Refused, RequestRejected, TransactionClosed
-from guard.manager import CommitReply, ToolReply, TransactionManager, TxnKey
 from guard.tools import Tool, format_validation_error
-from guard.transactions import CommitStatus
+from guard.transaction.conversation import said_in
+from guard.transaction.manager import CommitReply, ToolReply, TransactionManager, TxnKey
+from guard.transaction.state import CommitStatus
 from judges import Turn
 
 __all__ = ["KeyResolver", "build_server", "commit_tool", "rollback_tool", "spec_tool"]

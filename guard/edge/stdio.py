@@ -13,9 +13,9 @@ from mcp.server.context import ServerRequestContext
 
 from guard.edge.server import build_server
 from guard.edge.stdio_transport import stdio_transport
-from guard.keys import StreamKeys
-from guard.manager import TxnKey
 from guard.runtime import Runtime
+from guard.transaction.keys import StreamKeys
+from guard.transaction.manager import TxnKey
 
 __all__ = ["serve_stdio"]
 

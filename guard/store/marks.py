@@ -5,7 +5,7 @@ transaction's pinned connection just before its COMMIT, so the row exists
 if and only if the transaction committed. The audit log writes the decision
 to commit first (status ``committing``); after a crash, recovery asks for the
 marks of those transactions and settles each one as committed or aborted by
-looking, not by guessing (:mod:`guard.recovery`). Marks of transactions the
+looking, not by guessing (:mod:`guard.transaction.recovery`). Marks of transactions the
 log has settled are deleted in batches; a mark outliving its purpose is
 harmless. The table lives beside the tools' tables (the first schema of the
 search path on PostgreSQL) and is never captured as an effect (its name

@@ -25,7 +25,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import DataError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from guard.audit import (
+from guard.audit.log import (
     BLOCKED,
     UNSETTLED_STATUSES,
     WOULD_BLOCK,
@@ -41,7 +41,7 @@ from guard.store.direct import Writer, write_rows
 from guard.store.engine import sqlite_file
 from guard.store.storable import storable_json
 from guard.store.tables import calls, commits, transactions
-from guard.transactions import CommitStatus, Status
+from guard.transaction.state import CommitStatus, Status
 from judges import Decision
 from judges.classify import ErrorClass
 
@@ -386,7 +386,7 @@ class SqlAudit:
 
     async def _would_block(self, limit: int) -> list[TxnRecord]:
         """Transactions with a would-block attempt: SQL narrows to committed attempts that name a
-        shadowed finding, :func:`~guard.audit.would_block` decides (one definition, no column)."""
+        shadowed finding, :func:`~guard.audit.log.would_block` decides (one definition, no column)."""
         query = (
             select(transactions, commits.c.findings.label("attempt_findings"))
             .join(commits, commits.c.transaction_id == transactions.c.id)

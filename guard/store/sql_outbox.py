@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from guard.outbox import UNSETTLED, EntryStatus, OutboxEntry
+from guard.backends.outbox import UNSETTLED, EntryStatus, OutboxEntry
 from guard.store.tables import outbox
 from judges.classify import ErrorClass
 
@@ -57,7 +57,7 @@ def _entry(row: Any) -> OutboxEntry:
 
 
 class SqlOutbox:
-    """An :class:`guard.outbox.Outbox` in the ``guard_outbox`` table."""
+    """An :class:`guard.backends.outbox.Outbox` in the ``guard_outbox`` table."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine

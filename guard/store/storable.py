@@ -7,7 +7,7 @@ U+DFFF alone) anywhere, its ``json`` type refuses ``NaN`` and ``Infinity``;
 SQLite's driver cannot encode an unpaired surrogate; and a reader of the log
 (the admin API serialises through pydantic, 255 levels at most) fails on data
 nested deeper than it can follow. A record the store refuses must not stop
-the log (:mod:`guard.backlog`), and one it takes must be readable by every
+the log (:mod:`guard.audit.backlog`), and one it takes must be readable by every
 reader, so each value is made storable on its way in, by the column types
 below (:class:`StorableText`, :class:`StorableJSON`, used by
 :mod:`guard.store.tables`):

@@ -6,7 +6,7 @@ findings, effects, what a commit dispatched and the conversation's turns handed
 over with a call, a commit attempt or a rollback (None: none handed over) as
 they were at the time; text
 and JSON an agent chose are made storable on their way in (:mod:`guard.store.storable`).
-``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.outbox`);
+``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.backends.outbox`);
 ``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`).
 """
 

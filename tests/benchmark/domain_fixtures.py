@@ -50,7 +50,7 @@ from benchmark.results import TrialResult
 from benchmark.run import TrialContext
 from benchmark.run.setup import guard_settings
 from benchmark.world import World, open_world
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings
 from tests.benchmark.regrade import Calls, Edit, guarded_context, play_guarded

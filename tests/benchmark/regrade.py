@@ -41,7 +41,7 @@ from benchmark.results import TrialResult
 from benchmark.run import TrialContext, run_trial
 from benchmark.run.setup import guard_settings
 from benchmark.world import Grade, golden, grade, replay
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings
 

@@ -24,12 +24,12 @@ from guard.backends.mcp import McpBackend
 from guard.backends.sql import SqlBackend
 from guard.clock import FixedClock
 from guard.edge.server import build_server
-from guard.keys import StreamKeys
-from guard.manager import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade
 from guard.store.sql_lease import SqlInstanceLease
+from guard.transaction.keys import StreamKeys
+from guard.transaction.manager import TxnKey
 
 
 async def no_sleep(seconds: float) -> None:

@@ -9,10 +9,10 @@ from typing import Any
 
 import mcp_types as types
 
-from guard.audit import MemoryAudit
+from guard.audit.log import MemoryAudit
+from guard.backends.outbox import MemoryOutbox, Outbox
 from guard.clock import FixedClock
 from guard.edge.mcp_client import ClientUpstream
-from guard.outbox import MemoryOutbox, Outbox
 from guard.runtime import Runtime, assemble, build_runtime, mcp_backend
 from guard.settings import GuardSettings
 from guard.store.migrate import upgrade

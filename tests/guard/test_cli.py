@@ -21,11 +21,11 @@ import pytest
 import yaml
 from mcp import Client
 
-from guard.audit import CallEntry, CommitEntry, TxnRecord
+from guard.audit.log import CallEntry, CommitEntry, TxnRecord
 from guard.store.engine import create_engine
 from guard.store.migrate import head_revision, upgrade
 from guard.store.sql_audit import SqlAudit
-from guard.transactions import CommitStatus, Status
+from guard.transaction.state import CommitStatus, Status
 from judges import Decision
 from tests.guard.conftest import free_port, wait_until_ready
 

@@ -15,12 +15,12 @@ from sqlalchemy import text
 from guard.backends.sql import SqlSession
 from guard.clock import FixedClock
 from guard.errors import InstanceInUse, TransactionClosed
-from guard.replies import TxnKey
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import head_revision, upgrade
 from guard.store.sql_lease import hold_setup_lock
+from guard.transaction.replies import TxnKey
 from tests.guard.conftest import agent_client, meta
 
 pytestmark = pytest.mark.postgres

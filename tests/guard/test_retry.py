@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from guard.errors import PreconditionFailed, ToolError
-from guard.execute import CallOutcome
 from guard.retry import Retried, RetryPolicy, RetryRules, call_with_retries
+from guard.transaction.execute import CallOutcome
 from judges.classify import ErrorClass
 
 POLICY = RetryPolicy(max_attempts=4, initial_backoff_s=0.1, max_backoff_s=1.0, jitter_s=0.0)

@@ -22,7 +22,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from judges import (
     CommitContext,
     Decision,

@@ -22,11 +22,11 @@ from benchmark.agents import McpChannel, ToolInfo, ToolResult
 from guard.clock import FixedClock
 from guard.edge.plain import build_plain_server
 from guard.edge.server import build_server
-from guard.manager import TxnKey
 from guard.runtime import build_runtime
 from guard.settings import GuardSettings
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
+from guard.transaction.manager import TxnKey
 from judges import Turn
 from tests.benchmark.agents import shop
 

@@ -17,7 +17,7 @@ from benchmark.domains import Domain
 from benchmark.results import read_results
 from benchmark.run import RunOptions, TrialContext, run
 from benchmark.run.setup import guard_settings
-from guard.gate import CommitGate, GateResult
+from guard.gate.commit import CommitGate, GateResult
 from guard.runtime import configured_judges
 from judges import RulePack
 from tests.benchmark.auto_insurance_rules.conftest import AUTO

@@ -15,7 +15,7 @@ from benchmark.dataset import load_scenario, load_tasks
 from benchmark.results import read_results
 from benchmark.run import RunOptions, TrialContext, run
 from benchmark.run.setup import guard_settings
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from tests.benchmark.neobank_rules.conftest import NEOBANK
 
 EXPECTED_WARNINGS = {"test_dc_003": {"ticket-denied-at-creation"}}

@@ -12,7 +12,7 @@ from benchmark.dataset import load_tasks
 from benchmark.domains import Domain
 from benchmark.results import read_results
 from benchmark.run import RunOptions, TrialContext, run
-from guard.gate import CommitGate, GateResult
+from guard.gate.commit import CommitGate, GateResult
 from guard.runtime import configured_judges
 from guard.settings import GuardSettings
 from judges import RulePack

@@ -8,7 +8,7 @@ import pytest
 
 from benchmark.domains import get_domain
 from benchmark.run.setup import guard_settings
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from guard.runtime import configured_judges
 from tests.benchmark.conftest import RETAIL
 

@@ -17,7 +17,7 @@ from benchmark.run.hub import ToolHub
 from benchmark.run.setup import guard_settings
 from benchmark.world import State, golden, open_world
 from guard.clock import FixedClock
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from judges import Role, Turn
 from tests.benchmark.conftest import RETAIL
 

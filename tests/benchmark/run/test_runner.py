@@ -14,7 +14,7 @@ from benchmark.dataset import Task, TaskSet, load_scenario, load_tasks
 from benchmark.results import read_results
 from benchmark.run import FaultPlan, RunOptions, TrialContext, errors_path, run
 from benchmark.run.setup import guard_settings
-from guard.gate import CommitGate
+from guard.gate.commit import CommitGate
 from tests.benchmark.conftest import RETAIL
 
 

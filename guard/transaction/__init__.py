@@ -1,0 +1,1 @@
+"""The transaction: its state machine, the manager that drives it, keys, limits, replies and recovery."""

@@ -1,0 +1,796 @@
+"""The transaction manager: keys to live transactions, calls, commits and rollbacks.
+
+Every request names a transaction by key (see :mod:`guard.transaction.keys`). The manager
+opens a transaction on the first call with a new key, serialises the calls of
+one transaction, runs each call in its savepoint with retries, asks the gate
+at commit, and writes the audit log and the spans. DB work runs in a task the
+request cannot cancel (a statement cancelled half-way would invalidate the
+pinned connection and lose the whole transaction); the statement timeout
+bounds it instead. A reaper rolls back idle transactions.
+
+The audit log is written so that after any crash it says what happened
+(:mod:`guard.audit.log`): a transaction's row once its backend transaction has
+begun; each call before its reply; an allowed commit as ``committing``
+before the system of record commits, then its outcome. A call the log cannot
+record is not answered as done: its transaction is rolled back. A decision
+to commit the log cannot record is not carried out. An outcome the log
+cannot record now waits in a backlog the reaper retries
+(:mod:`guard.audit.backlog`), and a crash in between is settled from the system of
+record at the next start (:mod:`guard.transaction.recovery`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter, OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
+from datetime import datetime
+from typing import Any, TypeVar
+
+from guard.audit.ledger import Ledger
+from guard.audit.log import Audit, CommitEntry, TxnRecord, would_block
+from guard.audit.redact import Redactor
+from guard.backends.base import Backend, UpstreamReport
+from guard.clock import Clock
+from guard.errors import (
+    AuditError,
+    BackendError,
+    GuardError,
+    HeldElsewhere,
+    InvalidArguments,
+    Refused,
+    RequestRejected,
+    ToolError,
+    TransactionClosed,
+)
+from guard.gate.commit import CommitGate, GateResult
+from guard.retry import RetryRules, call_with_retries
+from guard.settings import GuardSettings
+from guard.telemetry import Telemetry
+from guard.tools import Arguments, Tool
+from guard.transaction.conversation import size as said_size
+from guard.transaction.conversation import turns_data
+from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
+from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly, undone
+from guard.transaction.recovery import record_recovered
+from guard.transaction.replies import (
+    CommitReply,
+    ToolReply,
+    TxnKey,
+    call_reply,
+    commit_message,
+    enforced,
+    lost_text,
+    undecided,
+    unrecorded_call,
+)
+from guard.transaction.state import (
+    CommitStatus,
+    Status,
+    TxnState,
+    after_call,
+    after_commit,
+    after_failed_commit,
+    after_review,
+    closed,
+    idle_expired,
+    require_open,
+)
+from judges import Decision, Finding, Severity, Turn, Verdict
+from judges.classify import ErrorClass
+
+__all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+_LOGGED_ARGUMENT_BYTES = 65_536
+"""A refused call's arguments larger than this are logged as their size only."""
+
+
+class TransactionManager:
+    def __init__(
+        self,
+        backend: Backend,
+        gate: CommitGate,
+        audit: Audit,
+        telemetry: Telemetry,
+        clock: Clock,
+        settings: GuardSettings,
+        rules: RetryRules,
+    ) -> None:
+        self.backend = backend
+        self.gate = gate
+        self.audit = audit
+        self.telemetry = telemetry
+        self.clock = clock
+        self.settings = settings
+        self.rules = rules
+        self._tools = {spec.name: spec for spec in backend.tools}
+        self._live: dict[str, LiveTxn] = {}
+        self._closed: OrderedDict[str, Status] = OrderedDict()
+        self._opening = KeyLocks()
+        self._reserved: Counter[str] = Counter()
+        self.ledger = Ledger(audit, backend, clock, settings.server.instance, Redactor(settings.audit.redact))
+        self._reaper: asyncio.Task[None] | None = None
+
+    @property
+    def commit_tool(self) -> str:
+        return self.settings.commit.tool_name
+
+    @property
+    def rollback_tool(self) -> str | None:
+        return self.settings.commit.rollback_tool_name
+
+    @property
+    def instance(self) -> str:
+        return self.settings.server.instance
+
+    def _check_own_names(self) -> None:
+        for own, setting in ((self.commit_tool, "tool_name"), (self.rollback_tool, "rollback_tool_name")):
+            if own is not None and own in self._tools:
+                raise GuardError(f"the backend has a tool named {own!r}; set commit.{setting}")
+
+    def tool(self, name: str) -> Tool:
+        spec = self._tools.get(name)
+        if spec is None:
+            raise RequestRejected(f"unknown tool {name!r}", tool=name)
+        return spec
+
+    @property
+    def tools(self) -> list[Tool]:
+        return list(self._tools.values())
+
+    @property
+    def tool_map(self) -> Mapping[str, Tool]:
+        """The tools by name: a new mapping whenever the backend's tools change (at its start)."""
+        return self._tools
+
+    @property
+    def backlog(self) -> int:
+        """Audit writes waiting for the audit store (0 when the log is complete)."""
+        return len(self.ledger)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    async def start(self) -> list[str]:
+        """Start the backend and the reaper; settle what a previous run left unsettled.
+
+        Returns the ids of the transactions that settling found aborted.
+        """
+        self._check_own_names()
+        await self.backend.start()
+        self._tools = {spec.name: spec for spec in self.backend.tools}
+        try:
+            self._check_own_names()
+            self.gate.check_tables(self.backend.tables, self.backend.name)
+            settled = await self.ledger.settle_previous()
+        except BaseException:
+            await self.backend.close()
+            raise
+        aborted = [r.id for r in settled if r.status == Status.ABORTED.value]
+        await self._recover(restarted=True)
+        self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
+        return aborted
+
+    async def _recover(self, *, restarted: bool) -> None:
+        """Let the backend finish what interrupted transactions left outside the database; audit it."""
+        try:
+            reports = await self.backend.recover(restarted=restarted)
+            await record_recovered(self.audit, reports, self.clock, self.instance)
+        except Exception:
+            log.exception("recovering interrupted transactions failed; the reaper tries again")
+
+    async def stop(self) -> None:
+        """Roll back what is open and write what the log still lacks; never fails on a broken store."""
+        if self._reaper is not None:
+            self._reaper.cancel()
+            await asyncio.gather(self._reaper, return_exceptions=True)
+        for ident in list(self._live):
+            live = self._live[ident]
+            try:
+                async with live.lock:
+                    if live.state.live:
+                        await self._close(live, Status.ROLLED_BACK, "the guard shut down", via="shutdown")
+            except Exception:
+                log.exception("closing transaction %s at shutdown failed", ident)
+        await self.ledger.tidy()
+        if self.ledger:
+            log.error("%d audit write(s) could not be made before shutdown", len(self.ledger))
+        for closing in (self.audit.close, self.backend.close):
+            try:
+                await closing()
+            except Exception:
+                log.exception("shutting down %s failed", getattr(closing, "__qualname__", closing))
+
+    async def _reap_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.commit.reap_interval_s)
+            try:
+                await self.reap()
+            except Exception:
+                log.exception("the idle reaper failed; it will try again")
+
+    async def reap(self) -> list[str]:
+        """Roll back every idle transaction nobody is using now; finish what the audit log lacks."""
+        now = self.clock.monotonic()
+        reaped = []
+        for live in list(self._live.values()):
+            if live.lock.locked():
+                continue
+            if idle_expired(
+                live.state, now, self.settings.commit.idle_timeout_s, self.settings.commit.approval_timeout_s
+            ):
+                async with live.lock:
+                    if live.state.live:
+                        what = "approval" if live.state.status is Status.PENDING_APPROVAL else "idle"
+                        await self._close(live, Status.ROLLED_BACK, f"{what} timeout", via="reaper")
+                        reaped.append(live.state.id)
+        await self.ledger.tidy()
+        await self._recover(restarted=False)
+        return reaped
+
+    # -- transactions ----------------------------------------------------------------------
+
+    def _by_id(self, transaction_id: str) -> LiveTxn:
+        """An open transaction named by an operator (no key: the admin API, the console)."""
+        live = self._live.get(transaction_id)
+        if live is None:
+            raise TransactionClosed(f"no open transaction {transaction_id}", transaction_id=transaction_id)
+        return live
+
+    def live(self, transaction_id: str) -> TxnState | None:
+        live = self._live.get(transaction_id)
+        return None if live is None else live.state
+
+    @property
+    def live_transactions(self) -> list[TxnState]:
+        return [live.state for live in self._live.values()]
+
+    async def _get(self, key: TxnKey, *, open_new: bool) -> LiveTxn:
+        live = self._live.get(key.id)
+        if live is None:
+            live = await asyncio.shield(asyncio.create_task(self._get_or_open(key, open_new)))
+        if live.state.principal != key.principal:
+            raise RequestRejected(f"transaction {key.id} belongs to another agent", transaction_id=key.id)
+        return live
+
+    async def _get_or_open(self, key: TxnKey, open_new: bool) -> LiveTxn:
+        async with self._opening.hold(key.id):
+            live = self._live.get(key.id)
+            if live is not None:
+                return live
+            if not open_new:
+                held = await self._held_elsewhere(key.id)
+                raise held or TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
+            return await self._open(key)
+
+    async def _open(self, key: TxnKey) -> LiveTxn:
+        status = self._closed.get(key.id)
+        if status is None and (owner := await self.audit.owner_of(key.id)) is not None:
+            if owner.held_by_other(self.instance):
+                raise HeldElsewhere(key.id, owner.instance)
+            status = owner.status
+        if status is not None:
+            raise TransactionClosed(
+                f"transaction {key.id} is {status}; use a new transaction key", transaction_id=key.id
+            )
+        by_principal = self._reserved[key.principal] + sum(
+            live.state.principal == key.principal for live in self._live.values()
+        )
+        refusal = open_refusal(
+            key.principal,
+            len(self._live) + self._reserved.total(),
+            by_principal,
+            self.settings.limits,
+            self.settings.backend.max_open_transactions,
+        )
+        if refusal is not None:
+            raise Refused(refusal, transaction_id=key.id)
+        self._reserved[key.principal] += 1
+        try:
+            return await self._begin(key)
+        finally:
+            self._reserved[key.principal] -= 1
+            if self._reserved[key.principal] <= 0:
+                del self._reserved[key.principal]
+
+    async def _begin(self, key: TxnKey) -> LiveTxn:
+        """Begin on the backend, then record the transaction (a failed begin leaves the key unused)."""
+        try:
+            session = await self.backend.begin(key.id)
+        except Exception as exc:
+            log.warning("could not begin transaction %s: %r", key.id, exc)
+            raise BackendError(
+                f"could not open transaction {key.id}: the backend is unavailable ({type(exc).__name__}); "
+                "nothing was recorded, try again with the same key",
+                transaction_id=key.id,
+            ) from exc
+        record = TxnRecord.opened(key.id, key.principal, self.instance, self.backend.name, self.clock.now())
+        try:
+            await self.audit.open_transaction(record)
+        except Exception as exc:
+            await quietly(session.rollback())
+            if (held := await self._held_elsewhere(key.id)) is not None:
+                raise held from exc  # another replica opened the same key first (the log's key is unique)
+            log.error("could not record the new transaction %s: %r", key.id, exc)
+            raise AuditError(
+                f"could not open transaction {key.id}: the audit log is unavailable; nothing was changed",
+                transaction_id=key.id,
+            ) from exc
+        mono = self.clock.monotonic()
+        state = TxnState(key.id, key.principal, Status.OPEN, mono, mono)
+        live = LiveTxn(
+            state, session, self.telemetry.open_transaction(key.id, key.principal, key.meta), record
+        )
+        self._live[key.id] = live
+        log.info("opened transaction %s for %s", key.id, key.principal)
+        return live
+
+    async def _held_elsewhere(self, transaction_id: str) -> HeldElsewhere | None:
+        """The refusal for a key another replica holds, if the log says so (and can say)."""
+        try:
+            owner = await self.audit.owner_of(transaction_id)
+        except Exception:
+            return None
+        if owner is None or not owner.held_by_other(self.instance):
+            return None
+        return HeldElsewhere(transaction_id, owner.instance)
+
+    async def _shielded(self, live: LiveTxn, work: Callable[[], Awaitable[T]]) -> T:
+        """Run ``work`` holding the transaction's lock, in a task the caller's cancellation cannot reach."""
+
+        async def locked() -> T:
+            async with live.lock:
+                return await work()
+
+        return await asyncio.shield(asyncio.create_task(locked()))
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call(
+        self,
+        key: TxnKey,
+        tool: str,
+        arguments: Mapping[str, Any] | None,
+        turns: tuple[Turn, ...] | None = None,
+    ) -> ToolReply:
+        """Run one call in the key's transaction (opened by the first call); its arguments checked once.
+
+        A call refused for its arguments opens nothing; in an open transaction it is recorded and
+        counts toward the transaction's limits like any other (Requirement G20). ``turns``, the
+        conversation said before it (None: none handed over), count with its arguments and are kept
+        with the call once it is recorded; a call refused for a limit keeps none.
+        """
+        asked = Asked(self.tool(tool), dict(arguments or {}), turns)
+        measured = measure_arguments(asked.arguments, self.settings.limits.max_argument_depth)
+        size = measured.size + said_size(turns)
+        try:
+            if measured.problem is not None:
+                raise InvalidArguments(f"{tool}: {measured.problem}; nothing was run")
+            parsed = asked.spec.validate(asked.arguments)
+        except InvalidArguments as error:
+            refusal = error
+            live = self._live.get(key.id)
+            if live is not None and live.state.principal == key.principal and live.state.live:
+                refused = live
+                return await self._shielded(
+                    refused, lambda: self._refuse_arguments(refused, asked, measured, size, refusal)
+                )
+            return ToolReply(self.backend.error_text(tool, refusal), None, True, refusal.error_class, key.id)
+        live = await self._get(key, open_new=True)
+        return await self._shielded(live, lambda: self._run_call(live, asked, parsed, size))
+
+    async def _refuse_arguments(
+        self, live: LiveTxn, asked: Asked, measured: ArgumentsMeasured, size: int, error: ToolError
+    ) -> ToolReply:
+        """Record a call refused for its arguments, counted toward the transaction's limits."""
+        limited = await self._over_limit(live, asked, size)
+        if limited is not None:
+            return limited
+        live.argument_bytes += size
+        if measured.problem is not None:
+            asked = replace(asked, arguments={"_omitted": f"{measured.size} bytes: {measured.problem}"})
+        return await self._refuse(live, asked, error)
+
+    async def _over_limit(self, live: LiveTxn, asked: Asked, size: int) -> ToolReply | None:
+        """The refusal of one more call of ``size`` bytes (arguments and turns) past the transaction's
+        limits, or None; the refused call is logged without its turns (they are what passed a limit)."""
+        refusal = call_refusal(
+            live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
+        )
+        if refusal is None:
+            return None
+        logged = asked.arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
+        error = ToolError(refusal, error_class=ErrorClass.PRECONDITION_FAILED)
+        return await self._refuse(live, Asked(asked.spec, logged), error, traced=False)
+
+    async def _refuse(
+        self, live: LiveTxn, asked: Asked, error: ToolError, *, traced: bool = True
+    ) -> ToolReply:
+        """Record a call refused before it ran (it changed nothing) and answer it."""
+        if traced:
+            live.trace.append(asked.record(False, error.error_class, error.message))
+        text = self.backend.error_text(asked.spec.name, error)
+        reply = ToolReply(text, None, True, error.error_class, live.state.id)
+        return await self._recorded(live, asked, reply, error.message, started_at=self.clock.now())
+
+    async def _run_call(self, live: LiveTxn, asked: Asked, parsed: Arguments, size: int) -> ToolReply:
+        require_open(live.state)
+        limited = await self._over_limit(live, asked, size)
+        if limited is not None:
+            return limited
+        live.argument_bytes += size
+        spec = asked.spec
+        live.state = after_call(live.state, self.clock.monotonic())
+        started_at = self.clock.now()
+        started = time.perf_counter()
+        with self.telemetry.call_span(live.span, live.state.id, spec.name, spec.write) as span:
+            retried = await call_with_retries(
+                lambda: live.session.call(spec, parsed),
+                self.rules,
+                repeat_safe=spec.repeat_safe,
+                idempotent=spec.idempotent,
+            )
+            reply, error_message = call_reply(spec, retried, self.backend.error_text, live.state.id)
+            if retried.exception is not None:
+                log.warning(
+                    "call %s in %s failed (%s) after %d retries: %r",
+                    spec.name,
+                    live.state.id,
+                    reply.error_class,
+                    retried.retries,
+                    retried.exception,
+                )
+            self.telemetry.end_call(
+                span, ok=not reply.is_error, error_class=reply.error_class, retries=retried.retries
+            )
+        latency_ms = (time.perf_counter() - started) * 1000
+        lost = live.session.lost() if reply.is_error else None
+        if lost is not None:
+            error_message = lost_text(live.state.id, lost)
+            reply = replace(
+                reply, text=self.backend.error_text(spec.name, ToolError(error_message)), ended=True
+            )
+        live.trace.append(asked.record(not reply.is_error, reply.error_class, error_message))
+        reply = await self._recorded(
+            live,
+            asked,
+            reply,
+            error_message,
+            started_at=started_at,
+            retries=retried.retries,
+            latency_ms=latency_ms,
+        )
+        if lost is not None and live.state.live:
+            await self._if_lost(live, "backend")
+        return reply
+
+    async def _recorded(
+        self,
+        live: LiveTxn,
+        asked: Asked,
+        reply: ToolReply,
+        error_message: str | None,
+        *,
+        started_at: datetime,
+        retries: int = 0,
+        latency_ms: float = 0.0,
+    ) -> ToolReply:
+        """``reply`` once the call (its turns too) is in the audit log; if it cannot be, the transaction is
+        rolled back. Its turns join the transaction's conversation once recorded."""
+        seq = live.next_seq()
+        try:
+            await self.ledger.call(
+                live.state.id,
+                seq,
+                asked.spec,
+                asked.arguments,
+                reply.error_class,
+                error_message,
+                ok=not reply.is_error,
+                started_at=started_at,
+                retries=retries,
+                latency_ms=latency_ms,
+                turns=asked.turns,
+            )
+        except Exception as exc:
+            log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
+            reason, message = unrecorded_call(asked.spec.name, seq, live.state.id, exc)
+            if live.state.live:
+                await self._close(live, Status.ABORTED, reason, via="audit")
+            text = self.backend.error_text(
+                asked.spec.name, ToolError(message, error_class=ErrorClass.TRANSIENT)
+            )
+            return ToolReply(text, None, True, ErrorClass.TRANSIENT, live.state.id, ended=True)
+        live.conversation = live.conversation.after(asked.turns)
+        return reply
+
+    # -- commit, rollback, review ----------------------------------------------------------
+
+    async def commit(
+        self, key: TxnKey, summary: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
+        """Judge the transaction's end state and commit it, or say why not.
+
+        ``turns``, said since the last call (None: none handed over), join the transaction's conversation
+        before the judges read it (``CommitContext.conversation``, None while the host has sent none).
+        """
+        live = await self._get(key, open_new=via == "tool")
+        return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
+
+    async def commit_by_id(
+        self, transaction_id: str, summary: str, *, via: str = "admin", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
+        live = self._by_id(transaction_id)
+        return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
+
+    async def _commit(
+        self, live: LiveTxn, summary: str, via: str, turns: tuple[Turn, ...] | None
+    ) -> CommitReply:
+        if live.state.status is Status.PENDING_APPROVAL:
+            message = "the transaction is waiting for a reviewer"
+            return self._reply(live, CommitStatus.PENDING_APPROVAL, None, message)
+        require_open(live.state)
+        if (lost_reply := await self._if_lost(live, via)) is not None:
+            return lost_reply
+        started = time.perf_counter()
+        live.conversation = live.conversation.after(turns)
+        with self.telemetry.commit_span(live.span, live.state.id, live.attempts + 1, via) as span:
+            result = await self._judge(live, summary)
+            if (lost_reply := await self._if_lost(live, via)) is not None:
+                return lost_reply
+            verdict = result.verdict
+            state = after_commit(
+                live.state, verdict.decision, self.clock.monotonic(), self.settings.commit.max_blocked
+            )
+            attempt = Attempt(
+                number=live.attempts + 1,
+                via=via,
+                decision=verdict.decision,
+                findings=verdict.findings,
+                effects=result.effects,
+                summary=summary,
+                at=self.clock.now(),
+                started=started,
+                turns=turns,
+            )
+            traced = self.ledger.traced(live.state.id, verdict.findings, result.effects, turns)
+            shown = enforced(verdict.findings)
+            message = commit_message(
+                state, verdict.decision, shown, len(result.effects), live.session.applied()
+            )
+            if state.status is Status.COMMITTED:
+                reply = await self._carry_out(live, state, attempt, message)
+            else:
+                reply = await self._decline(live, state, attempt, message)
+            self.telemetry.end_commit(
+                span,
+                decision=verdict.decision.value,
+                status=reply.status.value,
+                findings=traced,
+                effects=len(result.effects),
+                would_block=would_block(reply.status, [f.to_dict() for f in verdict.findings]),
+            )
+        return reply
+
+    async def _if_lost(self, live: LiveTxn, via: str) -> CommitReply | None:
+        """When the backend has lost the transaction: abort it, and the reply that says so."""
+        lost = live.session.lost()
+        if lost is None:
+            return None
+        await self._close(live, Status.ABORTED, f"lost: {lost}; the database discarded its changes", via=via)
+        return self._reply(live, CommitStatus.ABORTED, None, lost_text(live.state.id, lost))
+
+    async def _judge(self, live: LiveTxn, summary: str) -> GateResult:
+        try:
+            effects = await live.session.effects()
+            return await self.gate.evaluate(
+                live.state.id,
+                effects,
+                live.trace,
+                summary,
+                live.session.reader,
+                now=self.clock.now(),
+                principal=live.state.principal,
+                conversation=live.conversation.turns,
+            )
+        except Exception as exc:
+            log.exception("the commit gate of %s failed", live.state.id)
+            # the guard's own errors are worded for the agent (a write the triggers could not capture);
+            # a foreign one is named by its type only
+            why = exc.message if isinstance(exc, GuardError) else type(exc).__name__
+            finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {why}")
+            return GateResult(Verdict.of([finding]), (), 0.0)
+
+    async def _decline(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
+        """A blocked or escalated attempt: nothing is committed; the attempt is logged."""
+        live.attempts = attempt.number
+        if state.status is Status.ROLLED_BACK:
+            state = undone(state, await quietly(live.session.rollback()))
+        live.state = state
+        status = CommitStatus.of(state.status)
+        entry = attempt.entry(live.state.id, status)
+        if state.status is Status.PENDING_APPROVAL:
+            live.escalated = attempt
+        if not state.live:
+            await self._finish(live, state.close_reason, commit=entry)
+        else:
+            live.record = replace(
+                live.record,
+                status=state.status,
+                summary=attempt.summary,
+                blocked_attempts=state.blocked,
+                calls=state.calls,
+                updated_at=self.clock.now(),
+            )
+            await self.ledger.attempt(entry, live.record)
+        return self._reply(live, status, attempt, message)
+
+    async def _carry_out(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
+        """Record the decision to commit, commit, record the outcome; unrecorded, nothing is committed."""
+        intent = replace(
+            live.record,
+            status=Status.COMMITTING,
+            summary=attempt.summary,
+            calls=live.state.calls,
+            blocked_attempts=live.state.blocked,
+            updated_at=self.clock.now(),
+        )
+        try:
+            await self.ledger.decision(attempt.entry(live.state.id, CommitStatus.COMMITTING), intent)
+        except Exception as exc:
+            log.error("could not record the decision to commit %s: %r", live.state.id, exc)
+            finding, text = undecided(exc, self.commit_tool)
+            return self._reply(live, CommitStatus.BLOCKED, replace(attempt, findings=(finding,)), text)
+        live.attempts = attempt.number
+        live.record = intent
+        state, message, report = await self._apply(live, state, message)
+        live.state = state
+        status = CommitStatus.of(state.status)
+        dispatch = None if report is None else list(report.writes)
+        await self._finish(
+            live, state.close_reason, commit=attempt.entry(live.state.id, status, dispatch=dispatch)
+        )
+        shown = CommitStatus.UNKNOWN if status is CommitStatus.COMMITTING else status
+        return self._reply(live, shown, attempt, message, report)
+
+    async def _apply(
+        self, live: LiveTxn, state: TxnState, message: str
+    ) -> tuple[TxnState, str, UpstreamReport | None]:
+        """Commit the session; a commit the backend could apply only in part ends ``partial``.
+
+        When COMMIT fails, the system of record is asked whether it applied the
+        commit; when it cannot answer, the state is ``committing`` (unknown).
+        """
+        try:
+            report = await live.session.commit()
+        except Exception as exc:
+            log.exception("COMMIT of %s failed", live.state.id)
+            return await self._after_failed_commit(live, state, message, exc)
+        if report is None:
+            return state, message, None
+        if report.complete:
+            return state, f"{message}; {report.message}", report
+        state = replace(state, status=Status.PARTIAL, close_reason=report.message)
+        return state, f"the commit was allowed, but not all of it was applied: {report.message}", report
+
+    async def _after_failed_commit(
+        self, live: LiveTxn, state: TxnState, message: str, exc: Exception
+    ) -> tuple[TxnState, str, UpstreamReport | None]:
+        """Ask the system of record whether a COMMIT that raised was applied; the state its answer means."""
+        ident = live.state.id
+        try:
+            applied: bool | None = ident in await self.backend.committed([ident])
+        except Exception:
+            log.exception("could not ask whether the commit of %s was applied", ident)
+            applied = None
+        state, text = after_failed_commit(state, message, exc, applied)
+        return state, text, None
+
+    def _reply(
+        self,
+        live: LiveTxn,
+        status: CommitStatus,
+        attempt: Attempt | None,
+        message: str,
+        report: UpstreamReport | None = None,
+    ) -> CommitReply:
+        return live.reply(
+            status, attempt, message, max_blocked=self.settings.commit.max_blocked, report=report
+        )
+
+    async def rollback(
+        self, key: TxnKey, reason: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+    ) -> CommitReply:
+        """Roll the transaction back; ``turns`` said before it (None: none) are kept as ``rollback_turns``."""
+        live = await self._get(key, open_new=False)
+        return await self._shielded(live, lambda: self._rollback(live, reason, via, turns))
+
+    async def rollback_by_id(self, transaction_id: str, reason: str, *, via: str = "admin") -> CommitReply:
+        live = self._by_id(transaction_id)
+        return await self._shielded(live, lambda: self._rollback(live, reason, via, None))
+
+    async def _rollback(
+        self, live: LiveTxn, reason: str, via: str, turns: tuple[Turn, ...] | None
+    ) -> CommitReply:
+        if not live.state.live:
+            raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
+        live.record = replace(live.record, rollback_turns=turns_data(turns))
+        await self._close(live, Status.ROLLED_BACK, reason, via=via)
+        return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
+
+    async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
+        """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""
+        live = self._by_id(transaction_id)
+        return await self._shielded(live, lambda: self._review(live, approve, reviewer))
+
+    async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
+        state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
+        escalated = live.escalated
+        attempt = Attempt(
+            number=live.attempts + 1,
+            via="review",
+            decision=Decision.ALLOW if approve else Decision.BLOCK,
+            findings=() if approve else (Finding("review", Severity.BLOCK, f"rejected by {reviewer}"),),
+            effects=() if escalated is None else escalated.effects,
+            summary=live.record.summary if escalated is None else escalated.summary,
+            at=self.clock.now(),
+            started=time.perf_counter(),
+        )
+        if approve:
+            reply = await self._carry_out(live, state, attempt, state.close_reason or "approved")
+            if reply.status is CommitStatus.BLOCKED:
+                raise AuditError(
+                    f"could not record the approval of {live.state.id} in the audit log; nothing was "
+                    "committed and it still waits for review: try again",
+                    transaction_id=live.state.id,
+                )
+            return reply
+        state = undone(state, await quietly(live.session.rollback()))
+        live.state = state
+        live.attempts = attempt.number
+        await self._finish(
+            live, state.close_reason, commit=attempt.entry(live.state.id, CommitStatus.ROLLED_BACK)
+        )
+        return self._reply(
+            live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), state.close_reason or ""
+        )
+
+    async def _close(self, live: LiveTxn, status: Status, reason: str, *, via: str) -> None:
+        live.state = closed(live.state, status, reason, self.clock.monotonic())
+        live.state = undone(live.state, await quietly(live.session.rollback()))
+        log.info("transaction %s %s (%s, via %s)", live.state.id, status.value, reason, via)
+        await self._finish(live, live.state.close_reason)
+
+    async def _finish(self, live: LiveTxn, reason: str | None, *, commit: CommitEntry | None = None) -> None:
+        """The transaction has ended: free its slot, then record its end (never raises).
+
+        An outcome the system of record has not told (``committing``) is left
+        to the ledger; a commit mark is dropped once the log has the outcome.
+        """
+        now = self.clock.now()
+        state = live.state
+        self._live.pop(state.id, None)
+        self._closed[state.id] = state.status
+        while len(self._closed) > 10_000:
+            self._closed.popitem(last=False)
+        self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
+        if state.status is Status.COMMITTING:
+            self.ledger.unsure(state.id)
+            return
+        live.record = replace(
+            live.record,
+            status=state.status,
+            updated_at=now,
+            closed_at=now,
+            close_reason=reason,
+            calls=state.calls,
+            blocked_attempts=state.blocked,
+        )
+        marked = commit is not None and state.status in (Status.COMMITTED, Status.PARTIAL)
+        await self.ledger.end(live.record, commit, marked=marked)
