@@ -10,6 +10,14 @@ skip into a failure. Browser tests drive Debian's ``/usr/bin/chromium`` with
 Playwright (never a downloaded browser) and skip without them unless
 ``GUARD_REQUIRE_CHROMIUM=1``; they keep screenshots under
 ``GUARD_TEST_ARTIFACTS`` (default: the test's temporary directory).
+
+Two tiers: ``python -m pytest`` runs the fast one (``-m "not slow"`` in
+``pyproject.toml``); ``python -m pytest -m slow`` the slow one, which
+:data:`SLOW_MODULES` and :data:`SLOW_TESTS` name here in one place, besides
+the tests marked ``slow`` where they are written: whole-domain replays,
+campaigns, and real peers started as processes (the guard's own CLI and
+server, browsers, balancers, replicas, containers' files, agent frameworks).
+``.ci/run`` runs both.
 """
 
 from __future__ import annotations
@@ -36,6 +44,41 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
+
+SLOW_MODULES = frozenset(
+    {
+        "tests/benchmark/run/test_cli.py",
+        "tests/benchmark/test_report_browser.py",
+        "tests/deploy/test_live.py",
+        "tests/frameworks/test_frameworks.py",
+        "tests/guard/audit/test_hostile_records.py",
+        "tests/guard/backends/test_mcp_transports.py",
+        "tests/guard/edge/test_console_browser.py",
+        "tests/guard/edge/test_door.py",
+        "tests/guard/edge/test_stdio.py",
+        "tests/guard/test_cli.py",
+        "tests/guard/test_isolation_replicas.py",
+        "tests/guard/test_process.py",
+    }
+)
+"""Modules of the slow tier: each starts real processes or peers in most of its tests."""
+
+SLOW_TESTS = (
+    "test_guarded_goldens_commit_on_postgres_sample",
+    "test_golden_hashes_agree_between_sqlite_and_postgres_sample",
+    "test_all_goldens_pass_in_both_arms_on_postgres",
+)
+"""Tests of the slow tier by name (every parameter of each): whole goldens sets on PostgreSQL."""
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = pytest.mark.slow
+    for item in items:
+        module = Path(str(item.path)).resolve().relative_to(ROOT).as_posix()
+        name = getattr(item, "originalname", item.name)
+        if module in SLOW_MODULES or name in SLOW_TESTS:
+            item.add_marker(slow)
 
 
 def _missing(what: str, reason: str, required_env: str) -> None:
