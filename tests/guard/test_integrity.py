@@ -77,13 +77,9 @@ async def guard(settings: GuardSettings) -> AsyncIterator[Runtime]:
 
 async def test_a_call_is_durable_in_the_log_before_its_reply(guard: Runtime, settings: GuardSettings) -> None:
     """Requirement G17: once a call is answered, its record is in the audit store (another reader sees it)."""
-    reply = await guard.manager.call(
-        agent("c-1"), "update_ticket", {"ticket_id": 21, "status": "pending"}
-    )
+    reply = await guard.manager.call(agent("c-1"), "update_ticket", {"ticket_id": 21, "status": "pending"})
     assert not reply.is_error
-    refused = await guard.manager.call(
-        agent("c-1"), "update_ticket", {"ticket_id": "x", "status": "pending"}
-    )
+    refused = await guard.manager.call(agent("c-1"), "update_ticket", {"ticket_id": "x", "status": "pending"})
     assert refused.is_error
     path = settings.audit.url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as db:
@@ -336,9 +332,7 @@ async def test_readiness_takes_the_write_path_of_a_read_only_backend(tmp_path: P
 
 async def test_a_busy_sqlite_backend_is_still_ready(guard: Runtime) -> None:
     """Requirement G29: an open write transaction holding SQLite's lock does not make the guard unready."""
-    await guard.manager.call(
-        agent("w-1"), "update_ticket", {"ticket_id": 21, "status": "pending"}
-    )
+    await guard.manager.call(agent("w-1"), "update_ticket", {"ticket_id": 21, "status": "pending"})
     assert await guard.ready() == {}
 
 
