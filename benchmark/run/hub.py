@@ -37,7 +37,7 @@ from guard.edge.server import build_server
 from guard.tools import ToolRegistry
 from guard.transaction.manager import TransactionManager, TxnKey
 
-__all__ = ["TRIAL_META", "ToolHub", "TrialKeys"]
+__all__ = ["ToolHub", "TrialKeys"]
 
 PRINCIPAL = "bench-agent"
 
