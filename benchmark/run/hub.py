@@ -3,43 +3,41 @@
 Opening an in-process client and listing a domain's tools through it cost
 about a third of a replayed trial (the listing alone is dumped, validated and
 walked for header annotations four times over, on both sides), and both are
-the same in every trial of a domain and arm. So a process keeps one server and
-one client for each domain and arm, lists the tools once, and gives every
-trial its own channel on that client. A trial's calls carry its id in
-``_meta[TRIAL_META]``; by it the server finds the trial's world (baseline) or
-its transaction manager and key (guarded). Each trial still has its own world,
-manager, audit and fault plan; only the protocol plumbing is shared, and every
-call still travels the whole MCP path (client, dispatcher, server runner).
+the same in every trial of a domain and arm. So a process keeps one client for
+each domain and arm, lists the tools once, and gives every trial its own
+channel on that client. Each trial has its own server, the guard's over its
+manager (guarded) or the plain one over its world (baseline); the client talks
+to a :class:`~benchmark.run.router.TrialRouter`, which hands each call to the
+server of the trial its ``_meta[TRIAL_META]`` names. Each trial still has its
+own world, manager, audit and fault plan; only the protocol plumbing is
+shared, and every call still travels the whole MCP path (client, dispatcher,
+server runner).
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from mcp import Client
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
-from mcp.shared.exceptions import MCPError
-from mcp_types import INVALID_PARAMS
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from benchmark.agents.base import ToolInfo
 from benchmark.agents.channel import McpChannel
+from benchmark.run.router import TRIAL_META, TrialRouter
 from guard.clock import Clock
-from guard.edge.plain import PlainTarget, build_routed_plain_server
+from guard.edge.plain import build_plain_server
 from guard.edge.server import build_server
 from guard.tools import ToolRegistry
 from guard.transaction.manager import TransactionManager, TxnKey
 
-__all__ = ["TRIAL_META", "ToolHub", "TrialKeys"]
-
-TRIAL_META = "guard.bench/trial"
-"""The ``_meta`` field naming the trial a call belongs to."""
+__all__ = ["ToolHub", "TrialKeys"]
 
 PRINCIPAL = "bench-agent"
 
@@ -52,7 +50,6 @@ class TrialKeys:
 
     base: str
     number: int = 0
-    used: set[str] = field(default_factory=set)
 
     @property
     def current(self) -> str:
@@ -62,29 +59,25 @@ class TrialKeys:
         if key == self.current:
             self.number += 1
 
+    def resolve(self, ctx: ServerRequestContext[Any, Any]) -> TxnKey:
+        """The key of the trial's every call: its current one."""
+        return TxnKey(self.current, PRINCIPAL, None)
+
 
 @dataclass(frozen=True)
-class _Listed:
+class _Line:
     client: Client
     tools: list[ToolInfo]
-
-
-@dataclass(frozen=True)
-class _Guarded:
-    manager: TransactionManager
-    keys: TrialKeys
+    router: TrialRouter
 
 
 class ToolHub:
     """The clients a process's trials share; enter it in the task that runs the trials."""
 
     def __init__(self) -> None:
-        self._lines: dict[Line, asyncio.Future[_Listed]] = {}
+        self._lines: dict[Line, asyncio.Future[_Line]] = {}
         self._servers: list[asyncio.Task[None]] = []
         self._closing = asyncio.Event()
-        self._plain: dict[str, PlainTarget] = {}
-        self._guarded: dict[str, _Guarded] = {}
-        self._owners: dict[str, str] = {}
         self._ids = itertools.count()
 
     async def __aenter__(self) -> ToolHub:
@@ -102,63 +95,51 @@ class ToolHub:
         self, engine: AsyncEngine, registry: ToolRegistry, clock: Clock
     ) -> AsyncIterator[McpChannel]:
         """A baseline trial's channel: each call its own transaction on ``engine``."""
-        trial = f"t{next(self._ids)}"
-        self._plain[trial] = PlainTarget(engine, registry, clock)
-        try:
-            listed = await self._listed(
-                (registry.name, "baseline"),
-                lambda: build_routed_plain_server(
-                    registry, self._plain_target, name=registry.name, output_schemas=False
-                ),
-                None,
-            )
-            yield McpChannel(listed.client, commit_tool=None, meta={TRIAL_META: trial}, tools=listed.tools)
-        finally:
-            del self._plain[trial]
+        server = build_plain_server(engine, registry, clock, name=registry.name, output_schemas=False)
+        async with self._channel((registry.name, "baseline"), server, None) as channel:
+            yield channel
 
     @asynccontextmanager
     async def guarded(
         self, registry: ToolRegistry, manager: TransactionManager, keys: TrialKeys
     ) -> AsyncIterator[McpChannel]:
         """A guarded trial's channel: its calls reach ``manager`` under the trial's current key."""
-        trial = f"t{next(self._ids)}"
-        self._guarded[trial] = _Guarded(manager, keys)
-        try:
-            listed = await self._listed(
-                (registry.name, "guarded"),
-                lambda: build_server(
-                    manager,
-                    self._resolve,
-                    on_finished=self._finished,
-                    name="guard",
-                    output_schemas=False,
-                    managers=self._manager,
-                ),
-                manager.commit_tool,
-            )
-            channel = McpChannel(
-                listed.client, commit_tool=manager.commit_tool, meta={TRIAL_META: trial}, tools=listed.tools
-            )
+        server = build_server(
+            manager, keys.resolve, on_finished=keys.finished, name="guard", output_schemas=False
+        )
+        async with self._channel((registry.name, "guarded"), server, manager.commit_tool) as channel:
             yield channel
-        finally:
-            del self._guarded[trial]
-            for key in keys.used:
-                self._owners.pop(key, None)
 
-    async def _listed(self, line: Line, build: Callable[[], Server[Any]], commit_tool: str | None) -> _Listed:
+    @asynccontextmanager
+    async def _channel(
+        self, line: Line, server: Server[Any], commit_tool: str | None
+    ) -> AsyncIterator[McpChannel]:
+        """A channel on ``line``'s client whose calls reach ``server`` while the trial runs."""
+        trial = f"t{next(self._ids)}"
+        listed = await self._line(line, server, commit_tool)
+        listed.router.add(trial, server)
+        try:
+            yield McpChannel(
+                listed.client, commit_tool=commit_tool, meta={TRIAL_META: trial}, tools=listed.tools
+            )
+        finally:
+            listed.router.remove(trial)
+
+    async def _line(self, line: Line, server: Server[Any], commit_tool: str | None) -> _Line:
         future = self._lines.get(line)
         if future is None:
             future = self._lines[line] = asyncio.get_running_loop().create_future()
-            self._servers.append(asyncio.create_task(self._serve(line, build(), commit_tool, future)))
+            router = TrialRouter(server)
+            self._servers.append(asyncio.create_task(self._serve(line, router, commit_tool, future)))
         return await asyncio.shield(future)
 
     async def _serve(
-        self, line: Line, server: Server[Any], commit_tool: str | None, future: asyncio.Future[_Listed]
+        self, line: Line, router: TrialRouter, commit_tool: str | None, future: asyncio.Future[_Line]
     ) -> None:
         try:
-            async with Client(server) as client:
+            async with Client(router.server) as client:
                 channel = await McpChannel(client, commit_tool=commit_tool).open()
-                future.set_result(_Listed(client, channel.tools))
+                future.set_result(_Line(client, channel.tools, router))
                 await self._closing.wait()
         except Exception as exc:
             if future.done():
@@ -166,34 +147,3 @@ class ToolHub:
             # the trials waiting see the error; the next trial of the line tries again
             del self._lines[line]
             future.set_exception(exc)
-
-    def _trial(self, ctx: ServerRequestContext[Any, Any]) -> str:
-        meta = ctx.meta if isinstance(ctx.meta, dict) else {}
-        trial = meta.get(TRIAL_META)
-        if not isinstance(trial, str):
-            raise MCPError(INVALID_PARAMS, f"no trial named in _meta[{TRIAL_META!r}]")
-        return trial
-
-    def _plain_target(self, ctx: ServerRequestContext[Any, Any]) -> PlainTarget:
-        target = self._plain.get(self._trial(ctx))
-        if target is None:
-            raise MCPError(INVALID_PARAMS, "the trial has ended")
-        return target
-
-    def _resolve(self, ctx: ServerRequestContext[Any, Any]) -> TxnKey:
-        trial = self._trial(ctx)
-        guarded = self._guarded.get(trial)
-        if guarded is None:
-            raise MCPError(INVALID_PARAMS, "the trial has ended")
-        key = guarded.keys.current
-        guarded.keys.used.add(key)
-        self._owners[key] = trial
-        return TxnKey(key, PRINCIPAL, None)
-
-    def _manager(self, key: TxnKey) -> TransactionManager:
-        return self._guarded[self._owners[key.id]].manager
-
-    def _finished(self, key: str) -> None:
-        guarded = self._guarded.get(self._owners.get(key, ""))
-        if guarded is not None:
-            guarded.keys.finished(key)

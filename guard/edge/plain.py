@@ -11,8 +11,6 @@ baseline arm and the guard's overhead measurement.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 import mcp_types as types
@@ -27,7 +25,7 @@ from guard.errors import ToolError
 from guard.tools import ToolContext, ToolRegistry
 from guard.transaction.execute import CallOutcome, execute
 
-__all__ = ["PlainTarget", "build_plain_server", "build_routed_plain_server", "run_plain_call"]
+__all__ = ["build_plain_server", "run_plain_call"]
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +47,6 @@ async def run_plain_call(
     return outcome
 
 
-@dataclass(frozen=True)
-class PlainTarget:
-    """Where a plain call runs: the database, the tools and the clock."""
-
-    engine: AsyncEngine
-    registry: ToolRegistry
-    clock: Clock
-
-
 def build_plain_server(
     engine: AsyncEngine,
     registry: ToolRegistry,
@@ -66,30 +55,19 @@ def build_plain_server(
     name: str = "tools",
     output_schemas: bool = True,
 ) -> Server[Any]:
-    """The plain MCP server over ``registry`` on ``engine``."""
-    target = PlainTarget(engine, registry, clock)
-    return build_routed_plain_server(registry, lambda ctx: target, name=name, output_schemas=output_schemas)
+    """The plain MCP server over ``registry`` on ``engine``.
 
-
-def build_routed_plain_server(
-    registry: ToolRegistry,
-    route: Callable[[ServerRequestContext[Any, Any]], PlainTarget],
-    *,
-    name: str = "tools",
-    output_schemas: bool = True,
-) -> Server[Any]:
-    """A plain MCP server listing ``registry``'s tools, whose every call runs where ``route`` says.
-
-    One server in front of many databases with the same tools (the benchmark's trials, each on
-    its own world); ``route`` reads the request (its ``_meta``, say) and raises ``MCPError`` for a
-    request it cannot place.
+    The listing is built when first asked for: a call checks its tool's name against the
+    registry alone, so a server that is never asked to list never builds it.
     """
-    listed = [spec_tool(spec, output_schema=output_schemas) for spec in registry]
-    schemas = {tool.name: tool.input_schema for tool in listed}
+    listed: list[types.Tool] = []
+    schemas = {spec.name: spec.input_schema for spec in registry}
 
     async def list_tools(
         ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
+        if not listed:
+            listed.extend(spec_tool(spec, output_schema=output_schemas) for spec in registry)
         return types.ListToolsResult(tools=listed)
 
     async def call_tool(
@@ -97,14 +75,9 @@ def build_routed_plain_server(
     ) -> types.CallToolResult:
         if params.name not in schemas:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name!r}")
-        target = route(ctx)
-        outcome = await run_plain_call(
-            target.engine, target.registry, target.clock, params.name, params.arguments
-        )
+        outcome = await run_plain_call(engine, registry, clock, params.name, params.arguments)
         return types.CallToolResult(
-            content=[
-                types.TextContent(type="text", text=outcome.text(params.name, target.registry.error_text))
-            ],
+            content=[types.TextContent(type="text", text=outcome.text(params.name, registry.error_text))],
             structured_content=outcome.structured,
             is_error=not outcome.ok,
         )

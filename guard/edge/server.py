@@ -172,14 +172,8 @@ def build_server(
     name: str = "guard",
     version: str = "0.1.0",
     output_schemas: bool = True,
-    managers: Callable[[TxnKey], TransactionManager] | None = None,
 ) -> Server[Any]:
     """The MCP server for one manager; ``on_finished`` hears of every transaction a commit ended.
-
-    ``managers``, when given, names the manager that holds each call's transaction: one server
-    in front of several managers with the same tools and settings (the benchmark's trials, each
-    on its own world); ``manager`` then only supplies the tools as listed and the guard's own
-    tool names.
 
     ``output_schemas=False`` lists every tool without an output schema, the guard's commit and
     rollback tools too (the results still carry structured content), as servers that declare
@@ -204,8 +198,7 @@ def build_server(
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
-            holder = manager if managers is None else managers(key)
-            return await _dispatch(manager, holder, key, _Call(tool, params.arguments, turns), on_finished)
+            return await _dispatch(manager, key, _Call(tool, params.arguments, turns), on_finished)
         except TransactionClosed as exc:
             return _closed(exc, key, on_finished)
         except Refused as exc:
@@ -245,17 +238,16 @@ class _Call:
 
 async def _dispatch(
     manager: TransactionManager,
-    holder: TransactionManager,
     key: TxnKey,
     call: _Call,
     on_finished: Callable[[str], None] | None,
 ) -> types.CallToolResult:
-    """One call on ``holder`` (the manager of ``key``): the guard's commit or rollback tool, or a tool."""
+    """One call on ``manager``: the guard's commit or rollback tool, or a tool."""
     if call.tool == manager.commit_tool:
-        return await _agent_commit(holder, key, call, on_finished)
+        return await _agent_commit(manager, key, call, on_finished)
     if call.tool == manager.rollback_tool:
-        return await _agent_rollback(holder, key, call, on_finished)
-    reply = await holder.call(key, call.tool, call.arguments, call.turns)
+        return await _agent_rollback(manager, key, call, on_finished)
+    reply = await manager.call(key, call.tool, call.arguments, call.turns)
     if reply.ended and on_finished is not None:
         on_finished(key.id)
     return _tool_result(reply)
@@ -316,31 +308,38 @@ async def _agent_rollback(
 
 
 class _Catalogue:
-    """The tools as listed, built again only when the manager's tools change (a backend's start)."""
+    """The tools as listed, and their input schemas, each built again only when the manager's tools
+    change (a backend's start); a call checks its tool's name against the schemas alone, so a server
+    that is never asked to list never builds the listing."""
 
     def __init__(self, manager: TransactionManager, output_schemas: bool) -> None:
         self._manager = manager
         self._output_schemas = output_schemas
-        self._built_from: Mapping[str, Tool] | None = None
+        self._listed_from: Mapping[str, Tool] | None = None
         self._listed: list[types.Tool] = []
+        self._schemas_from: Mapping[str, Tool] | None = None
         self._schemas: dict[str, dict[str, Any]] = {}
 
-    def _refresh(self) -> None:
-        specs = self._manager.tool_map
-        if self._built_from is specs:
-            return
-        self._listed = [spec_tool(spec, output_schema=self._output_schemas) for spec in specs.values()]
+    def _guard_tools(self) -> list[types.Tool]:
         schemas = self._output_schemas
-        self._listed.append(commit_tool(self._manager.commit_tool, output_schema=schemas))
+        tools = [commit_tool(self._manager.commit_tool, output_schema=schemas)]
         if self._manager.rollback_tool is not None:
-            self._listed.append(rollback_tool(self._manager.rollback_tool, output_schema=schemas))
-        self._schemas = {tool.name: tool.input_schema for tool in self._listed}
-        self._built_from = specs
+            tools.append(rollback_tool(self._manager.rollback_tool, output_schema=schemas))
+        return tools
 
     def listed(self) -> list[types.Tool]:
-        self._refresh()
+        specs = self._manager.tool_map
+        if self._listed_from is not specs:
+            listed = [spec_tool(spec, output_schema=self._output_schemas) for spec in specs.values()]
+            self._listed = listed + self._guard_tools()
+            self._listed_from = specs
         return self._listed
 
     def schema(self, name: str) -> dict[str, Any] | None:
-        self._refresh()
+        specs = self._manager.tool_map
+        if self._schemas_from is not specs:
+            schemas = {spec.name: spec.input_schema for spec in specs.values()}
+            schemas.update((tool.name, tool.input_schema) for tool in self._guard_tools())
+            self._schemas = schemas
+            self._schemas_from = specs
         return self._schemas.get(name)
