@@ -46,6 +46,24 @@ def test_json_arguments_measure_as_their_compact_utf8_text_with_no_problem(args:
     assert measure_arguments(args, max_depth=100) == ArgumentsMeasured(expected, None)
 
 
+def _depth(value: Any) -> int:
+    """How many levels of objects and arrays ``value`` nests (a scalar 0)."""
+    if isinstance(value, dict):
+        return 1 + max(map(_depth, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(_depth, value), default=0)
+    return 0
+
+
+@given(arguments, st.integers(min_value=2, max_value=6))
+def test_json_arguments_are_refused_exactly_when_they_nest_past_the_limit(
+    args: dict[str, Any], max_depth: int
+) -> None:
+    """Requirement G4: whatever their shape, arguments are refused for depth if and only if they nest
+    deeper than ``max_depth`` levels."""
+    assert (measure_arguments(args, max_depth).problem is not None) is (_depth(args) > max_depth)
+
+
 def test_size_counts_bytes_not_characters() -> None:
     """Requirement G20: a multi-byte character counts its UTF-8 bytes (é 2, € 3, 𝄞 4), unescaped."""
     assert measure_arguments({"t": "é€𝄞"}, max_depth=64).size == len('{"t":""}') + 2 + 3 + 4
