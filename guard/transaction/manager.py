@@ -63,6 +63,7 @@ from guard.transaction.replies import (
     call_reply,
     commit_message,
     enforced,
+    failed_commit_text,
     lost_text,
     undecided,
     unrecorded_call,
@@ -75,6 +76,7 @@ from guard.transaction.state import (
     after_commit,
     after_failed_commit,
     after_review,
+    allowing,
     closed,
     idle_expired,
     require_open,
@@ -689,8 +691,8 @@ class TransactionManager:
         except Exception:
             log.exception("could not ask whether the commit of %s was applied", ident)
             applied = None
-        state, text = after_failed_commit(state, message, exc, applied)
-        return state, text, None
+        state = after_failed_commit(allowing(live.state, state), exc, applied)
+        return state, failed_commit_text(state, message, exc, applied), None
 
     def _reply(
         self,

@@ -23,6 +23,7 @@ __all__ = [
     "call_reply",
     "commit_message",
     "enforced",
+    "failed_commit_text",
     "lost_text",
     "undecided",
     "unrecorded_call",
@@ -166,6 +167,20 @@ def call_reply(
     )
     error = ToolError(message, error_class=error_class)
     return ToolReply(error_text(spec.name, error), None, True, error_class, transaction_id), message
+
+
+def failed_commit_text(state: TxnState, message: str, error: BaseException, applied: bool | None) -> str:
+    """The reply's text after the allowed commit's COMMIT raised ``error`` (``state`` is the state that led
+    to, :func:`~guard.transaction.state.after_failed_commit`; ``message`` the text had it succeeded)."""
+    if applied:
+        return f"{message} (COMMIT reported {type(error).__name__}, but the commit was applied)"
+    if applied is False:
+        return "the database refused the commit; nothing was committed and it was rolled back"
+    return (
+        f"the outcome of the commit is unknown: {state.close_reason}. The guard records it once the "
+        f"system of record answers; do not redo the work until `guard transactions show {state.id}` says "
+        "it was not applied"
+    )
 
 
 def lost_text(transaction_id: str, reason: str) -> str:
