@@ -33,11 +33,11 @@ rows the log already keeps; ``would_block`` needs no column of its own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from guard.transaction.state import CommitStatus, Status
+from guard.transaction.state import CommitStatus, Status, TxnState
 from judges import Decision, Effect, Finding
 from judges.classify import ErrorClass
 
@@ -106,6 +106,11 @@ class TxnRecord:
             opened_at=at,
             updated_at=at,
         )
+
+    def following(self, state: TxnState, at: datetime, **changes: Any) -> TxnRecord:
+        """This row brought up to ``state`` (its status and counts) at ``at``, with ``changes``."""
+        now = {"status": state.status, "calls": state.calls, "blocked_attempts": state.blocked}
+        return replace(self, **{**now, "updated_at": at, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from guard.backends.base import UpstreamReport
 from guard.errors import ToolError
 from guard.retry import Retried
 from guard.tools import ErrorText, Tool
@@ -22,6 +23,7 @@ __all__ = [
     "TxnKey",
     "call_reply",
     "commit_message",
+    "committed_text",
     "enforced",
     "failed_commit_text",
     "lost_text",
@@ -167,6 +169,15 @@ def call_reply(
     )
     error = ToolError(message, error_class=error_class)
     return ToolReply(error_text(spec.name, error), None, True, error_class, transaction_id), message
+
+
+def committed_text(message: str, report: UpstreamReport | None) -> str:
+    """The reply's text once the system of record committed: ``message``, and what an upstream reported."""
+    if report is None:
+        return message
+    if report.complete:
+        return f"{message}; {report.message}"
+    return f"the commit was allowed, but not all of it was applied: {report.message}"
 
 
 def failed_commit_text(state: TxnState, message: str, error: BaseException, applied: bool | None) -> str:
