@@ -37,8 +37,8 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from guard.transaction.state import CommitStatus, Status, TxnState
-from judges import Decision, Effect, Finding
+from guard.transaction.state import CommitStatus, Status, TxnState, Via
+from judges import Decision, Effect, Finding, Severity
 from judges.classify import ErrorClass
 
 __all__ = [
@@ -72,7 +72,7 @@ def would_block(status: CommitStatus, findings: Iterable[Mapping[str, Any]]) -> 
     ``findings`` are in the log's form (:meth:`judges.Finding.to_dict`).
     """
     return status is CommitStatus.COMMITTED and any(
-        f.get("shadow") is True and f.get("severity") != "warn" for f in findings
+        f.get("shadow") is True and f.get("severity") != Severity.WARN for f in findings
     )
 
 
@@ -172,7 +172,7 @@ class CommitEntry:
 
     transaction_id: str
     attempt: int
-    via: str
+    via: Via
     decision: Decision
     status: CommitStatus
     findings: list[dict[str, Any]]
@@ -189,7 +189,7 @@ class CommitEntry:
         transaction_id: str,
         attempt: int,
         *,
-        via: str,
+        via: Via,
         decision: Decision,
         status: CommitStatus,
         findings: Sequence[Finding],

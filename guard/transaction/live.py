@@ -18,7 +18,7 @@ from guard.backends.base import Session, UpstreamReport
 from guard.tools import Tool
 from guard.transaction.conversation import Conversation, turns_data
 from guard.transaction.replies import CommitReply, enforced
-from guard.transaction.state import CommitStatus, TxnState
+from guard.transaction.state import CommitStatus, TxnState, Via
 from judges import CallRecord, Decision, Effect, Finding, Turn
 
 __all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
@@ -51,7 +51,7 @@ class Attempt:
     """
 
     number: int
-    via: str
+    via: Via
     decision: Decision
     findings: tuple[Finding, ...]
     effects: tuple[Effect, ...]

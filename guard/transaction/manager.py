@@ -71,6 +71,7 @@ from guard.transaction.state import (
     CommitStatus,
     Status,
     TxnState,
+    Via,
     idle_expired,
     require_allowed,
     require_open,
@@ -168,7 +169,7 @@ class TransactionManager:
         except BaseException:
             await self.backend.close()
             raise
-        aborted = [r.id for r in settled if r.status == Status.ABORTED.value]
+        aborted = [r.id for r in settled if r.status is Status.ABORTED]
         await self._recover(restarted=True)
         self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
         return aborted
@@ -191,7 +192,7 @@ class TransactionManager:
             try:
                 async with live.lock:
                     if live.state.live:
-                        await self._drive(live, tx.ShutDown(self.clock.monotonic()), "shutdown")
+                        await self._drive(live, tx.ShutDown(self.clock.monotonic()), Via.SHUTDOWN)
             except Exception:
                 log.exception("closing transaction %s at shutdown failed", ident)
         await self.ledger.tidy()
@@ -223,7 +224,7 @@ class TransactionManager:
             ):
                 async with live.lock:
                     if live.state.live:
-                        await self._drive(live, tx.IdleExpired(self.clock.monotonic()), "reaper")
+                        await self._drive(live, tx.IdleExpired(self.clock.monotonic()), Via.REAPER)
                         reaped.append(live.state.id)
         await self.ledger.tidy()
         await self._recover(restarted=False)
@@ -498,37 +499,42 @@ class TransactionManager:
         except Exception as exc:
             log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
             reason, message = unrecorded_call(asked.spec.name, seq, live.state.id, exc)
-            await self._drive(live, tx.CallUnrecorded(reason, self.clock.monotonic()), "audit")
+            await self._drive(live, tx.CallUnrecorded(reason, self.clock.monotonic()), Via.AUDIT)
             text = self.backend.error_text(
                 asked.spec.name, ToolError(message, error_class=ErrorClass.TRANSIENT)
             )
             return ToolReply(text, None, True, ErrorClass.TRANSIENT, live.state.id, ended=True)
         commands = self._step(live, tx.CallRecorded(self.clock.monotonic(), lost))
         live.conversation = live.conversation.after(asked.turns)
-        await self._carry_out(live, commands, "backend")
+        await self._carry_out(live, commands, Via.BACKEND)
         return reply
 
     # -- commit, rollback, review ----------------------------------------------------------
 
     async def commit(
-        self, key: TxnKey, summary: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+        self, key: TxnKey, summary: str, *, via: Via = Via.TOOL, turns: tuple[Turn, ...] | None = None
     ) -> CommitReply:
         """Judge the transaction's end state and commit it, or say why not.
 
         ``turns``, said since the last call (None: none handed over), join the transaction's conversation
         before the judges read it (``CommitContext.conversation``, None while the host has sent none).
         """
-        live = await self._get(key, open_new=via == "tool")
+        live = await self._get(key, open_new=via == Via.TOOL)
         return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
     async def commit_by_id(
-        self, transaction_id: str, summary: str, *, via: str = "admin", turns: tuple[Turn, ...] | None = None
+        self,
+        transaction_id: str,
+        summary: str,
+        *,
+        via: Via = Via.ADMIN,
+        turns: tuple[Turn, ...] | None = None,
     ) -> CommitReply:
         live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
     async def _commit(
-        self, live: LiveTxn, summary: str, via: str, turns: tuple[Turn, ...] | None
+        self, live: LiveTxn, summary: str, via: Via, turns: tuple[Turn, ...] | None
     ) -> CommitReply:
         asked = tx.CommitAsked(self.clock.monotonic(), live.session.lost())
         commands = self._step(live, asked)
@@ -573,8 +579,8 @@ class TransactionManager:
             reply = await self._decided(live, commands, attempt, message)
             self.telemetry.end_commit(
                 span,
-                decision=verdict.decision.value,
-                status=reply.status.value,
+                decision=verdict.decision,
+                status=reply.status,
                 findings=traced,
                 effects=len(result.effects),
                 would_block=would_block(reply.status, [f.to_dict() for f in verdict.findings]),
@@ -582,7 +588,7 @@ class TransactionManager:
         return reply
 
     async def _lost(
-        self, live: LiveTxn, commands: tuple[tx.Command, ...], lost: str, via: str
+        self, live: LiveTxn, commands: tuple[tx.Command, ...], lost: str, via: Via
     ) -> CommitReply:
         """The backend lost the transaction: abort it (``commands``), and the reply that says so."""
         await self._carry_out(live, commands, via)
@@ -612,7 +618,7 @@ class TransactionManager:
         last = await self._carry_out(live, commands, attempt.via, attempt)
         if isinstance(last, tx.RecordDecision):
             return await self._commit_decided(live, attempt, message)
-        return self._reply(live, _replied(last), attempt, message)
+        return self._reply(live, tx.replied(last), attempt, message)
 
     async def _commit_decided(self, live: LiveTxn, attempt: Attempt, message: str) -> CommitReply:
         """Record the decision to commit, commit, record the outcome; unrecorded, nothing is committed."""
@@ -642,7 +648,7 @@ class TransactionManager:
             )
             message = committed_text(message, report)
         last = await self._carry_out(live, commands, attempt.via, attempt, report)
-        return self._reply(live, _replied(last), attempt, message, report)
+        return self._reply(live, tx.replied(last), attempt, message, report)
 
     async def _applied(self, transaction_id: str) -> bool | None:
         """Whether the system of record applied a commit that raised (None: it cannot say)."""
@@ -665,18 +671,18 @@ class TransactionManager:
         )
 
     async def rollback(
-        self, key: TxnKey, reason: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+        self, key: TxnKey, reason: str, *, via: Via = Via.TOOL, turns: tuple[Turn, ...] | None = None
     ) -> CommitReply:
         """Roll the transaction back; ``turns`` said before it (None: none) are kept as ``rollback_turns``."""
         live = await self._get(key, open_new=False)
         return await self._shielded(live, lambda: self._rollback(live, reason, via, turns))
 
-    async def rollback_by_id(self, transaction_id: str, reason: str, *, via: str = "admin") -> CommitReply:
+    async def rollback_by_id(self, transaction_id: str, reason: str, *, via: Via = Via.ADMIN) -> CommitReply:
         live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._rollback(live, reason, via, None))
 
     async def _rollback(
-        self, live: LiveTxn, reason: str, via: str, turns: tuple[Turn, ...] | None
+        self, live: LiveTxn, reason: str, via: Via, turns: tuple[Turn, ...] | None
     ) -> CommitReply:
         commands = self._step(live, tx.RollbackAsked(reason, self.clock.monotonic()))
         live.record = replace(live.record, rollback_turns=turns_data(turns))
@@ -693,7 +699,7 @@ class TransactionManager:
         escalated = live.escalated
         attempt = Attempt(
             number=live.attempts + 1,
-            via="review",
+            via=Via.REVIEW,
             decision=Decision.ALLOW if approve else Decision.BLOCK,
             findings=() if approve else (Finding("review", Severity.BLOCK, f"rejected by {reviewer}"),),
             effects=() if escalated is None else escalated.effects,
@@ -717,7 +723,7 @@ class TransactionManager:
 
     # -- driving the protocol --------------------------------------------------------------
 
-    async def _drive(self, live: LiveTxn, event: tx.Event, via: str) -> tx.Command | None:
+    async def _drive(self, live: LiveTxn, event: tx.Event, via: Via) -> tx.Command | None:
         """Advance the transaction by ``event`` and carry out its commands (:meth:`_carry_out`)."""
         return await self._carry_out(live, self._step(live, event), via)
 
@@ -730,7 +736,7 @@ class TransactionManager:
         self,
         live: LiveTxn,
         commands: tuple[tx.Command, ...],
-        via: str,
+        via: Via,
         attempt: Attempt | None = None,
         report: UpstreamReport | None = None,
     ) -> tx.Command | None:
@@ -777,17 +783,10 @@ class TransactionManager:
         self._closed[state.id] = state.status
         while len(self._closed) > 10_000:
             self._closed.popitem(last=False)
-        self.telemetry.close_transaction(live.span, state.status.value, state.close_reason, state.calls)
+        self.telemetry.close_transaction(live.span, state.status, state.close_reason, state.calls)
         if state.status is Status.COMMITTING:
             self.ledger.unsure(state.id)
             return
         live.record = live.record.following(state, now, closed_at=now, close_reason=state.close_reason)
         marked = commit is not None and state.status in (Status.COMMITTED, Status.PARTIAL)
         await self.ledger.end(live.record, commit, marked=marked)
-
-
-def _replied(command: tx.Command | None) -> CommitStatus:
-    """The status a commit's last command replies with."""
-    assert isinstance(command, tx.Reply)
-    assert command.status is not None
-    return command.status

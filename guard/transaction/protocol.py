@@ -78,6 +78,7 @@ __all__ = [
     "RollbackAsked",
     "RunCall",
     "ShutDown",
+    "replied",
     "step",
 ]
 
@@ -364,3 +365,10 @@ def _outcome(txn: TxnState, event: Event) -> Step:
     status = CommitStatus.of(after.status)
     shown = CommitStatus.UNKNOWN if status is CommitStatus.COMMITTING else status
     return after, (RecordEnd(status), Reply(shown))
+
+
+def replied(command: Command | None) -> CommitStatus:
+    """The status of a commit's reply, ``command`` (raises ``TypeError`` when it is none)."""
+    if not isinstance(command, Reply) or command.status is None:
+        raise TypeError(f"not a commit's reply: {command!r}")
+    return command.status

@@ -120,7 +120,9 @@ def commit_message(
     if state.status is Status.PENDING_APPROVAL:
         return f"{effects} change(s) are waiting for a reviewer's approval"
     reasons = "; ".join(
-        f.message + (f" (hint: {f.hint})" if f.hint else "") for f in findings if f.severity.value != "warn"
+        f.message + (f" (hint: {f.hint})" if f.hint else "")
+        for f in findings
+        if f.severity is not Severity.WARN
     )
     if state.status is Status.ROLLED_BACK:
         return f"blocked again and rolled back ({state.close_reason}): {reasons}"

@@ -40,6 +40,7 @@ __all__ = [
     "CommitStatus",
     "Status",
     "TxnState",
+    "Via",
     "after_call",
     "after_commit",
     "after_failed_commit",
@@ -65,6 +66,25 @@ class Status(StrEnum):
 
 
 LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})
+
+
+class Via(StrEnum):
+    """Who asked for a commit or a rollback, or what ended a transaction (the commit log's ``via``)."""
+
+    TOOL = "tool"
+    """The agent, through the MCP tools."""
+    ADMIN = "admin"
+    """An operator or a harness, through the admin API."""
+    REVIEW = "review"
+    RECOVERY = "recovery"
+    SESSION = "session"
+    """The agent's MCP session ended."""
+    REAPER = "reaper"
+    SHUTDOWN = "shutdown"
+    AUDIT = "audit"
+    """The audit log could not record a call."""
+    BACKEND = "backend"
+    """The backend lost the transaction."""
 
 
 class CommitStatus(StrEnum):

@@ -36,6 +36,9 @@ from guard.transaction.protocol import (
     ShutDown,
     step,
 )
+from guard.transaction.protocol import (
+    replied as tx_replied,
+)
 from guard.transaction.state import CommitStatus, Status, TxnState, after_commit, after_review, allowing
 from judges import Decision
 
@@ -285,3 +288,10 @@ def test_a_commit_of_unknown_outcome_stays_committing() -> None:
 def test_not_an_event() -> None:
     with pytest.raises(TypeError):
         step(OPEN, object())  # type: ignore[arg-type]
+
+
+def test_replied() -> None:
+    assert tx_replied(Reply(C.BLOCKED)) is C.BLOCKED
+    for command in (Reply(), Commit(), None):
+        with pytest.raises(TypeError):
+            tx_replied(command)
