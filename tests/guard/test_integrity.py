@@ -77,13 +77,9 @@ async def guard(settings: GuardSettings) -> AsyncIterator[Runtime]:
 
 async def test_a_call_is_durable_in_the_log_before_its_reply(guard: Runtime, settings: GuardSettings) -> None:
     """Requirement G17: once a call is answered, its record is in the audit store (another reader sees it)."""
-    reply = await guard.transaction.manager.call(
-        agent("c-1"), "update_ticket", {"ticket_id": 21, "status": "pending"}
-    )
+    reply = await guard.manager.call(agent("c-1"), "update_ticket", {"ticket_id": 21, "status": "pending"})
     assert not reply.is_error
-    refused = await guard.transaction.manager.call(
-        agent("c-1"), "update_ticket", {"ticket_id": "x", "status": "pending"}
-    )
+    refused = await guard.manager.call(agent("c-1"), "update_ticket", {"ticket_id": "x", "status": "pending"})
     assert refused.is_error
     path = settings.audit.url.removeprefix("sqlite:///")
     with sqlite3.connect(path) as db:
@@ -300,7 +296,7 @@ async def test_a_failed_begin_does_not_use_up_the_key(
     guard: Runtime, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Requirement G29: an open the backend refuses records nothing; the same key opens once it answers."""
-    backend = guard.transaction.manager.backend
+    backend = guard.manager.backend
     assert isinstance(backend, SqlBackend)
     begin = backend.begin
     failures = iter([ConnectionRefusedError("the system of record is down")])
@@ -312,9 +308,9 @@ async def test_a_failed_begin_does_not_use_up_the_key(
 
     monkeypatch.setattr(backend, "begin", flaky)
     with pytest.raises(Exception, match="could not open transaction k-1: the backend is unavailable"):
-        await guard.transaction.manager.call(agent("k-1"), "get_ticket", {"ticket_id": 20})
-    assert await guard.transaction.manager.audit.status_of("k-1") is None
-    assert not (await guard.transaction.manager.call(agent("k-1"), "get_ticket", {"ticket_id": 20})).is_error
+        await guard.manager.call(agent("k-1"), "get_ticket", {"ticket_id": 20})
+    assert await guard.manager.audit.status_of("k-1") is None
+    assert not (await guard.manager.call(agent("k-1"), "get_ticket", {"ticket_id": 20})).is_error
 
 
 async def test_readiness_takes_the_write_path_of_a_read_only_backend(tmp_path: Path) -> None:
@@ -336,9 +332,7 @@ async def test_readiness_takes_the_write_path_of_a_read_only_backend(tmp_path: P
 
 async def test_a_busy_sqlite_backend_is_still_ready(guard: Runtime) -> None:
     """Requirement G29: an open write transaction holding SQLite's lock does not make the guard unready."""
-    await guard.transaction.manager.call(
-        agent("w-1"), "update_ticket", {"ticket_id": 21, "status": "pending"}
-    )
+    await guard.manager.call(agent("w-1"), "update_ticket", {"ticket_id": 21, "status": "pending"})
     assert await guard.ready() == {}
 
 
