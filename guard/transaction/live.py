@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -58,13 +57,19 @@ class Attempt:
     summary: str | None
     at: datetime
     started: float
-    """``time.perf_counter()`` when the attempt began (its duration is measured from it)."""
+    """The monotonic clock's reading when the attempt began (its duration is measured from it)."""
     turns: tuple[Turn, ...] | None = None
 
     def entry(
-        self, transaction_id: str, status: CommitStatus, *, dispatch: list[dict[str, Any]] | None = None
+        self,
+        transaction_id: str,
+        status: CommitStatus,
+        ended: float,
+        *,
+        dispatch: list[dict[str, Any]] | None = None,
     ) -> CommitEntry:
-        """The log's record of this attempt, ended (for now) at ``status``."""
+        """The log's record of this attempt, ended (for now) at ``status`` when the monotonic clock read
+        ``ended``."""
         entry = CommitEntry.of(
             transaction_id,
             self.number,
@@ -76,7 +81,7 @@ class Attempt:
             summary=self.summary,
             at=self.at,
         )
-        duration_ms = (time.perf_counter() - self.started) * 1000
+        duration_ms = (ended - self.started) * 1000
         return replace(entry, duration_ms=duration_ms, dispatch=dispatch, turns=turns_data(self.turns))
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -425,7 +424,7 @@ class TransactionManager:
         spec = asked.spec
         self._step(live, tx.CallArrived(self.clock.monotonic()))
         started_at = self.clock.now()
-        started = time.perf_counter()
+        started = self.clock.monotonic()
         with self.telemetry.call_span(live.span, live.state.id, spec.name, spec.write) as span:
             retried = await call_with_retries(
                 lambda: live.session.call(spec, parsed),
@@ -446,7 +445,7 @@ class TransactionManager:
             self.telemetry.end_call(
                 span, ok=not reply.is_error, error_class=reply.error_class, retries=retried.retries
             )
-        latency_ms = (time.perf_counter() - started) * 1000
+        latency_ms = (self.clock.monotonic() - started) * 1000
         self._step(live, tx.CallDone())
         lost = live.session.lost() if reply.is_error else None
         if lost is not None:
@@ -543,7 +542,7 @@ class TransactionManager:
             return self._reply(live, CommitStatus.PENDING_APPROVAL, None, message)
         if asked.lost is not None:
             return await self._lost(live, commands, asked.lost, via)
-        started = time.perf_counter()
+        started = self.clock.monotonic()
         live.conversation = live.conversation.after(turns)
         with self.telemetry.commit_span(live.span, live.state.id, live.attempts + 1, via) as span:
             result = await self._judge(live, summary)
@@ -625,7 +624,9 @@ class TransactionManager:
         now = self.clock.now()
         intent = live.record.following(live.state, now, status=Status.COMMITTING, summary=attempt.summary)
         try:
-            await self.ledger.decision(attempt.entry(live.state.id, CommitStatus.COMMITTING), intent)
+            await self.ledger.decision(
+                attempt.entry(live.state.id, CommitStatus.COMMITTING, self.clock.monotonic()), intent
+            )
         except Exception as exc:
             log.error("could not record the decision to commit %s: %r", live.state.id, exc)
             self._step(live, tx.DecisionUnrecorded())
@@ -705,7 +706,7 @@ class TransactionManager:
             effects=() if escalated is None else escalated.effects,
             summary=live.record.summary if escalated is None else escalated.summary,
             at=self.clock.now(),
-            started=time.perf_counter(),
+            started=self.clock.monotonic(),
         )
         if not approve:
             await self._carry_out(live, commands, attempt.via, attempt)
@@ -756,7 +757,9 @@ class TransactionManager:
                     if attempt is not None and status is not None:
                         live.attempts = attempt.number
                         dispatch = None if report is None else list(report.writes)
-                        entry = attempt.entry(live.state.id, status, dispatch=dispatch)
+                        entry = attempt.entry(
+                            live.state.id, status, self.clock.monotonic(), dispatch=dispatch
+                        )
                     await self._finish(live, entry)
                 case _:
                     return command
@@ -768,7 +771,7 @@ class TransactionManager:
         if status is CommitStatus.PENDING_APPROVAL:
             live.escalated = attempt
         live.record = live.record.following(live.state, self.clock.now(), summary=attempt.summary)
-        await self.ledger.attempt(attempt.entry(live.state.id, status), live.record)
+        await self.ledger.attempt(attempt.entry(live.state.id, status, self.clock.monotonic()), live.record)
 
     async def _finish(self, live: LiveTxn, commit: CommitEntry | None) -> None:
         """The transaction has ended: free its slot, then record its end and ``commit``, the attempt that
