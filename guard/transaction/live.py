@@ -12,11 +12,11 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
-from guard.audit.log import CommitEntry, TxnRecord
+from guard.audit.log import CallEntry, CommitEntry, TxnRecord
 from guard.backends.base import Session, UpstreamReport
 from guard.tools import Tool
 from guard.transaction.conversation import Conversation, turns_data
-from guard.transaction.replies import CommitReply, enforced
+from guard.transaction.replies import CommitReply, ToolReply, enforced
 from guard.transaction.state import CommitStatus, TxnState, Via
 from judges import CallRecord, Decision, Effect, Finding, Turn
 
@@ -39,6 +39,32 @@ class Asked:
         spec = self.spec
         return CallRecord(
             spec.name, self.arguments, spec.write, ok, error_class, error_message, self.turns or ()
+        )
+
+    def entry(
+        self,
+        transaction_id: str,
+        seq: int,
+        reply: ToolReply,
+        error_message: str | None,
+        started_at: datetime,
+        retries: int,
+        latency_ms: float,
+    ) -> CallEntry:
+        """The log's record of the call, answered with ``reply`` (as asked: the ledger redacts it)."""
+        return CallEntry(
+            transaction_id=transaction_id,
+            seq=seq,
+            tool=self.spec.name,
+            arguments=self.arguments,
+            write=self.spec.write,
+            outcome="error" if reply.is_error else "ok",
+            error_class=reply.error_class,
+            error_message=error_message,
+            retries=retries,
+            latency_ms=latency_ms,
+            started_at=started_at,
+            turns=turns_data(self.turns),
         )
 
 

@@ -482,19 +482,8 @@ class TransactionManager:
         meanwhile is aborted then."""
         seq = live.next_seq()
         try:
-            await self.ledger.call(
-                live.state.id,
-                seq,
-                asked.spec,
-                asked.arguments,
-                reply.error_class,
-                error_message,
-                ok=not reply.is_error,
-                started_at=started_at,
-                retries=retries,
-                latency_ms=latency_ms,
-                turns=asked.turns,
-            )
+            entry = asked.entry(live.state.id, seq, reply, error_message, started_at, retries, latency_ms)
+            await self.ledger.call(entry)
         except Exception as exc:
             log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
             reason, message = unrecorded_call(asked.spec.name, seq, live.state.id, exc)
