@@ -12,13 +12,16 @@ truthful after a crash (:mod:`guard.audit.log`):
 
 * a call: :class:`CallArrived` runs it, :class:`CallDone` records it, and
   only :class:`CallRecorded` replies (Requirement G17); a call the log could
-  not record (:class:`CallUnrecorded`) aborts its transaction;
+  not record (:class:`CallUnrecorded`) aborts its transaction; a call
+  refused before it ran (:class:`CallRefused`) is recorded whatever the
+  status, as it changed nothing;
 * a commit: :class:`CommitAsked` judges; an allowed :class:`GateDecided`
   (or an approving :class:`Reviewed`) records the decision as ``committing``,
   and only :class:`DecisionRecorded` commits (Requirement G16); the outcome
   (:class:`Committed`, :class:`CommitFailed`) is recorded before the reply;
 * an end: the backend is rolled back (:class:`RollBack`) before the end is
-  recorded (:class:`RecordEnd`), and the reply comes last.
+  recorded (:class:`RecordEnd`), and the reply (when a request waits for
+  one) comes last.
 
 A lost transaction (the backend lost its connection) is told with the event
 that finds it (``lost`` on :class:`CallRecorded`, :class:`CommitAsked`,
