@@ -20,7 +20,7 @@ from guard.transaction.replies import CommitReply, ToolReply, enforced
 from guard.transaction.state import CommitStatus, TxnState, Via
 from judges import CallRecord, Decision, Effect, Finding, Turn
 
-__all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
+__all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly"]
 
 log = logging.getLogger(__name__)
 
@@ -186,10 +186,3 @@ async def quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | No
     except Exception:
         log.exception("rollback failed; the database discards the transaction when the connection closes")
         return None
-
-
-def undone(state: TxnState, report: UpstreamReport | None) -> TxnState:
-    """The state with what its rollback did upstream added to its close reason."""
-    if report is None:
-        return state
-    return replace(state, close_reason=f"{state.close_reason}; {report.message}")

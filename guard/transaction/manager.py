@@ -51,7 +51,7 @@ from guard.transaction import protocol as tx
 from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
 from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
-from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly, undone
+from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
 from guard.transaction.recovery import record_recovered
 from guard.transaction.replies import (
     CommitReply,
@@ -74,6 +74,7 @@ from guard.transaction.state import (
     idle_expired,
     require_allowed,
     require_open,
+    undone,
 )
 from judges import Decision, Finding, Severity, Turn
 from judges.classify import ErrorClass
@@ -738,7 +739,8 @@ class TransactionManager:
                     if attempt is None:  # a close, not a commit attempt
                         s = live.state
                         log.info("transaction %s %s (%s, via %s)", s.id, s.status.value, s.close_reason, via)
-                    live.state = undone(live.state, await quietly(live.session.rollback()))
+                    upstream = await quietly(live.session.rollback())
+                    live.state = undone(live.state, None if upstream is None else upstream.message)
                 case tx.RecordAttempt(status=status) if attempt is not None:
                     await self._record_attempt(live, attempt, status)
                 case tx.RecordEnd(commit=status):

@@ -52,6 +52,7 @@ __all__ = [
     "require_allowed",
     "require_open",
     "undecided",
+    "undone",
 ]
 
 
@@ -273,3 +274,11 @@ def after_failed_commit(state: TxnState, error: BaseException, applied: bool | N
         return replace(done, status=Status.ABORTED, close_reason=f"COMMIT failed: {error}")
     reason = f"COMMIT failed ({type(error).__name__}) and whether it was applied is not known yet"
     return replace(done, status=Status.COMMITTING, close_reason=reason)
+
+
+def undone(state: TxnState, report: str | None) -> TxnState:
+    """The state with ``report``, what its rollback did upstream (None: nothing to say), added to its close
+    reason."""
+    if report is None:
+        return state
+    return replace(state, close_reason=f"{state.close_reason}; {report}")
