@@ -1,16 +1,23 @@
 """Retries of recoverable failures, with tenacity; the one module that imports it.
 
+:func:`retry_loop` is the one retry loop, configured as data (a
+:class:`RetryPolicy`): up to ``max_attempts`` attempts, exponential backoff
+from ``initial_backoff_s`` (doubling, capped at ``max_backoff_s``) plus up
+to ``jitter_s`` of jitter, or the wait a failure names (``Retry-After``),
+capped likewise. The guard's tool calls go through it
+(:func:`call_with_retries`) and so do the benchmark's chat completions
+(:class:`benchmark.agents.retry.RetryingChat`), each with its own rule.
+
 A call is retried when it raised, or returned a tool error, whose class the
 classifier says is retryable for this call (transient and rate-limited
 always; a timeout only inside a SQL transaction, where the savepoint makes
-a repeat safe, or when the tool is idempotent). Backoff is exponential with
-jitter; the sleep function is injectable so tests do not wait.
+a repeat safe, or when the tool is idempotent). The sleep function is
+injectable so tests do not wait.
 """
 
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,12 +31,13 @@ from tenacity import (
     wait_exponential,
     wait_random,
 )
+from tenacity.wait import wait_base
 
 from guard.settings import RetrySettings
 from guard.transaction.execute import CallOutcome
 from judges.classify import ErrorClass, classify, retryable
 
-__all__ = ["Retried", "RetryPolicy", "RetryRules", "call_with_retries", "classify_error"]
+__all__ = ["Retried", "RetryPolicy", "RetryRules", "call_with_retries", "classify_error", "retry_loop"]
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -92,17 +100,46 @@ def _give_back(state: RetryCallState) -> Any:
     return state.outcome.result()
 
 
-def _later_attempts(
-    policy: RetryPolicy, sleep: Callable[[float], Awaitable[None]], retry: Any
+def _failure(state: RetryCallState) -> BaseException | None:
+    return None if state.outcome is None else state.outcome.exception()
+
+
+def retry_loop(
+    policy: RetryPolicy,
+    *,
+    on_exception: Callable[[BaseException], bool],
+    on_result: Callable[[Any], bool] | None = None,
+    sleep: Sleep = asyncio.sleep,
+    wait_for: Callable[[BaseException], float | None] | None = None,
+    before_sleep: Callable[[BaseException | None, int, float], None] | None = None,
 ) -> AsyncRetrying:
-    """Tenacity's loop over the 2nd, 3rd, ... attempts: its exponential waits start one step later."""
+    """Tenacity's loop for ``policy``: the attempt is repeated while ``on_exception`` (for what it raised)
+    or ``on_result`` (for what it returned) says so, and the attempts last.
+
+    The wait is ``wait_for(failure)`` when that names one (capped at ``max_backoff_s``), else the
+    policy's backoff. ``before_sleep(failure, next_attempt, wait)`` is told of each repeat. The
+    last attempt's outcome is given back as it was: returned, or raised.
+    """
+    backoff: wait_base = wait_exponential(multiplier=policy.initial_backoff_s, max=policy.max_backoff_s)
+    if policy.jitter_s > 0:
+        backoff = backoff + wait_random(0, policy.jitter_s)
+
+    def wait(state: RetryCallState) -> float:
+        failure = _failure(state)
+        named = None if failure is None or wait_for is None else wait_for(failure)
+        return float(backoff(state)) if named is None else min(named, policy.max_backoff_s)
+
+    def told(state: RetryCallState) -> None:
+        assert before_sleep is not None
+        before_sleep(_failure(state), state.attempt_number + 1, state.upcoming_sleep)
+
+    retry = retry_if_exception(on_exception)
     return AsyncRetrying(
-        stop=stop_after_attempt(policy.max_attempts - 1),
-        wait=wait_exponential(multiplier=policy.initial_backoff_s * 2, max=policy.max_backoff_s)
-        + wait_random(0, policy.jitter_s),
-        retry=retry,
+        stop=stop_after_attempt(policy.max_attempts),
+        wait=wait,
+        retry=retry if on_result is None else retry | retry_if_result(on_result),
         sleep=sleep,
-        reraise=True,
+        before_sleep=None if before_sleep is None else told,
         retry_error_callback=_give_back,
     )
 
@@ -110,17 +147,12 @@ def _later_attempts(
 async def call_with_retries(
     attempt: Callable[[], Awaitable[CallOutcome]], rules: RetryRules, *, repeat_safe: bool, idempotent: bool
 ) -> Retried:
-    """Run ``attempt`` until it succeeds, fails for good, or the attempts run out.
+    """Run ``attempt`` until it succeeds, fails for good, or the attempts run out (:func:`retry_loop`).
 
     The last outcome, or the last exception, is returned with the number of
     repeats; cancellation and other ``BaseException``s propagate untouched.
-    The first attempt runs outside tenacity (most calls need no second one,
-    and building a retry loop for each would cost more than the call); a
-    retryable first failure hands the remaining attempts to tenacity, with
-    the backoff it would have used.
     """
     seen: list[ErrorClass] = []
-    policy, sleep = rules.policy, rules.sleep
 
     def exception_retryable(exc: BaseException) -> bool:
         if not isinstance(exc, Exception):
@@ -135,26 +167,16 @@ async def call_with_retries(
         seen.append(outcome.error_class)
         return rules.retryable(outcome.error_class, repeat_safe, idempotent)
 
-    try:
-        first = await attempt()
-    except Exception as exc:
-        if not exception_retryable(exc) or policy.max_attempts == 1:
-            return Retried(None, exc, 0, tuple(seen))
-    else:
-        if not outcome_retryable(first) or policy.max_attempts == 1:
-            return Retried(first, None, 0, tuple(seen))
-
-    retrying = _later_attempts(
-        policy, sleep, retry_if_exception(exception_retryable) | retry_if_result(outcome_retryable)
-    )
-    attempts = 1
+    attempts = 0
 
     async def counted() -> CallOutcome:
         nonlocal attempts
         attempts += 1
         return await attempt()
 
-    await sleep(min(policy.initial_backoff_s, policy.max_backoff_s) + random.uniform(0, policy.jitter_s))
+    retrying = retry_loop(
+        rules.policy, on_exception=exception_retryable, on_result=outcome_retryable, sleep=rules.sleep
+    )
     try:
         outcome: CallOutcome = await retrying(counted)
     except Exception as exc:

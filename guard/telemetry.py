@@ -55,7 +55,9 @@ from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
 
 from guard.settings import TelemetrySettings
-from judges import Finding
+from guard.transaction.state import CommitStatus
+from guard.transaction.state import Status as TxnStatus
+from judges import Decision, Finding
 
 __all__ = [
     "Operation",
@@ -207,11 +209,11 @@ class Telemetry:
         )
 
     @staticmethod
-    def close_transaction(span: Span, status: str, reason: str | None, calls: int) -> None:
-        span.set_attributes({"guard.transaction.status": status, "guard.transaction.calls": calls})
+    def close_transaction(span: Span, status: TxnStatus, reason: str | None, calls: int) -> None:
+        span.set_attributes({"guard.transaction.status": status.value, "guard.transaction.calls": calls})
         if reason:
             span.set_attribute("guard.transaction.close_reason", reason)
-        if status == "aborted":
+        if status is TxnStatus.ABORTED:
             span.set_status(Status(StatusCode.ERROR, reason or "aborted"))
         span.end()
 
@@ -270,8 +272,8 @@ class Telemetry:
     def end_commit(
         span: Span,
         *,
-        decision: str,
-        status: str,
+        decision: Decision,
+        status: CommitStatus,
         findings: Sequence[Finding],
         effects: int,
         would_block: bool = False,
@@ -279,8 +281,8 @@ class Telemetry:
         """Close out a commit span; ``would_block``: shadowed findings would have stopped this commit."""
         span.set_attributes(
             {
-                "guard.commit.decision": decision,
-                "guard.commit.status": status,
+                "guard.commit.decision": decision.value,
+                "guard.commit.status": status.value,
                 "guard.findings.count": len(findings),
                 "guard.effects.count": effects,
             }
@@ -300,10 +302,10 @@ class Telemetry:
             if finding.shadow:
                 attributes["guard.finding.shadow"] = True
             span.add_event("guard.finding", attributes)
-        if decision == "block":
+        if decision is Decision.BLOCK:
             span.set_attribute("error.type", "guard.commit.blocked")
             span.set_status(Status(StatusCode.ERROR, f"commit blocked: {len(findings)} finding(s)"))
-        elif status == "partial":
+        elif status is CommitStatus.PARTIAL:
             span.set_attribute("error.type", "guard.commit.partial")
             span.set_status(Status(StatusCode.ERROR, "the upstream applied only part of the commit"))
 

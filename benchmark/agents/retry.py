@@ -18,12 +18,10 @@ effects, so repeating one that was refused changes nothing in the trial.
 The agent loop itself never retries. The sleep and the clock are injectable
 so that tests do not wait.
 
-The loop is tenacity's, and this is the benchmark's one module that imports
-it (the guard's is :mod:`guard.retry`). It does not go through
-:func:`guard.retry.call_with_retries`: that wrapper is the guard's loop over
-tool calls (a ``CallOutcome``, the repeat-safe/idempotent rule, a jittered
-backoff from the guard's settings, no ``Retry-After``), and a chat completion
-has another result, another rule and a wait the server sets.
+The loop is the guard's one retry loop (:func:`guard.retry.retry_loop`, tenacity's), with
+this rule and this wait: not :func:`guard.retry.call_with_retries`, the guard's rule over tool
+calls (a ``CallOutcome``, the repeat-safe/idempotent rule, a jittered backoff from the guard's
+settings, no ``Retry-After``).
 """
 
 from __future__ import annotations
@@ -33,9 +31,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_exponential
-
 from guard.clock import Clock, SystemClock
+from guard.retry import RetryPolicy, retry_loop
 from judges.classify import Classification, ErrorClass, classify
 from judges.errors import ModelError
 from judges.rubric import ChatMessage, ChatModel, ChatReply
@@ -68,7 +65,7 @@ class RetryingChat:
         self.max_wait_s = max_wait_s
         self._sleep = sleep
         self._clock = clock or SystemClock()
-        self._backoff = wait_exponential(multiplier=base_wait_s, max=max_wait_s)
+        self._policy = RetryPolicy(attempts, base_wait_s, max_wait_s, jitter_s=0.0)
 
     async def complete(
         self,
@@ -78,13 +75,12 @@ class RetryingChat:
         temperature: float | None = None,
         tools: Sequence[Mapping[str, Any]] = (),
     ) -> ChatReply:
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.attempts),
-            retry=retry_if_exception(self._refused),
-            wait=self._wait,
-            before_sleep=self._log,
+        retrying = retry_loop(
+            self._policy,
+            on_exception=self._refused,
             sleep=self._sleep,
-            reraise=True,
+            wait_for=self._retry_after,
+            before_sleep=self._log,
         )
         reply: ChatReply = await retrying(
             self.model.complete, messages, max_tokens=max_tokens, temperature=temperature, tools=tools
@@ -97,26 +93,16 @@ class RetryingChat:
     def _refused(self, error: BaseException) -> bool:
         return isinstance(error, ModelError) and self._classify(error).error_class in _RETRIED
 
-    def _wait(self, state: RetryCallState) -> float:
-        retry_after = self._classify(_failure(state)).retry_after
-        if retry_after is None:
-            return float(self._backoff(state))
-        return min(retry_after, self.max_wait_s)
+    def _retry_after(self, error: BaseException) -> float | None:
+        return self._classify(error).retry_after
 
-    def _log(self, state: RetryCallState) -> None:
-        found = self._classify(_failure(state))
+    def _log(self, error: BaseException | None, attempt: int, wait: float) -> None:
+        assert error is not None  # only refusals are repeated
+        found = self._classify(error)
         log.warning(
             "chat completion %s (%s); attempt %d in %.1fs",
             found.error_class.value,
             found.reason,
-            state.attempt_number + 1,
-            state.upcoming_sleep,
+            attempt,
+            wait,
         )
-
-
-def _failure(state: RetryCallState) -> BaseException:
-    """The exception the attempt just made raised (tenacity asks to wait only after a refusal)."""
-    assert state.outcome is not None
-    error = state.outcome.exception()
-    assert error is not None
-    return error

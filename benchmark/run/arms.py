@@ -41,6 +41,7 @@ from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import ToolRegistry
 from guard.transaction.manager import TransactionManager
+from guard.transaction.state import CommitStatus, Via
 from judges import CallRecord, Turn
 
 __all__ = ["Arm", "ArmSession", "RecordingChannel", "open_arm"]
@@ -117,12 +118,12 @@ class ArmSession:
             return []
         key = self.keys.current
         if self.manager.live(key) is not None:
-            reply = await self.manager.commit_by_id(key, final_message, via="admin", turns=turns)
-            if reply.status not in ("committed", "rolled_back"):
+            reply = await self.manager.commit_by_id(key, final_message, via=Via.ADMIN, turns=turns)
+            if reply.status not in (CommitStatus.COMMITTED, CommitStatus.ROLLED_BACK):
                 await self.manager.rollback_by_id(key, "the trial ended with a blocked commit")
         return [
             CommitVerdict(
-                via="admin" if entry.via == "admin" else "tool",
+                via="admin" if entry.via is Via.ADMIN else "tool",
                 status=entry.status,
                 decision=entry.decision,
                 findings=entry.findings,

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import replace
-from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -30,10 +29,8 @@ from guard.audit.redact import Redactor
 from guard.backends.base import Backend
 from guard.clock import Clock
 from guard.errors import RecordRefused
-from guard.tools import Tool
 from guard.transaction.recovery import settle_interrupted
 from judges import Effect, Finding, Turn
-from judges.classify import ErrorClass
 
 __all__ = ["Ledger"]
 
@@ -71,40 +68,14 @@ class Ledger:
             )
         return settled
 
-    async def call(
-        self,
-        transaction_id: str,
-        seq: int,
-        spec: Tool,
-        arguments: dict[str, Any],
-        error_class: ErrorClass | None,
-        error_message: str | None,
-        *,
-        ok: bool,
-        started_at: datetime,
-        retries: int = 0,
-        latency_ms: float = 0.0,
-        turns: tuple[Turn, ...] | None = None,
-    ) -> None:
-        """Write a call and the turns said before it; raises when the store cannot take it (the caller
-        must not answer it as done)."""
-        said = None if turns is None else [turn.to_dict() for turn in turns]
-        self._heard(transaction_id, said)
-        entry = CallEntry(
-            transaction_id=transaction_id,
-            seq=seq,
-            tool=spec.name,
-            arguments=self.redactor.arguments(spec.name, arguments) if self.redactor else arguments,
-            write=spec.write,
-            outcome="ok" if ok else "error",
-            error_class=error_class,
-            error_message=error_message,
-            retries=retries,
-            latency_ms=latency_ms,
-            started_at=started_at,
-            turns=self.redactor.turns(said),
+    async def call(self, entry: CallEntry) -> None:
+        """Write a call and the turns said before it (``entry`` as the agent sent it; redacted here); raises
+        when the store cannot take it (the caller must not answer it as done)."""
+        self._heard(entry.transaction_id, entry.turns)
+        arguments = self.redactor.arguments(entry.tool, entry.arguments) if self.redactor else entry.arguments
+        await self.audit.record_call(
+            replace(entry, arguments=arguments, turns=self.redactor.turns(entry.turns))
         )
-        await self.audit.record_call(entry)
 
     def _heard(self, transaction_id: str, turns: list[dict[str, Any]] | None) -> frozenset[str]:
         """The redacted texts of the transaction's turns, ``turns`` included (what a finding may quote)."""

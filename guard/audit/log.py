@@ -33,12 +33,12 @@ rows the log already keeps; ``would_block`` needs no column of its own.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, Literal, Protocol
 
-from guard.transaction.state import CommitStatus, Status
-from judges import Decision, Effect, Finding
+from guard.transaction.state import CommitStatus, Status, TxnState, Via
+from judges import Decision, Effect, Finding, Severity
 from judges.classify import ErrorClass
 
 __all__ = [
@@ -72,7 +72,7 @@ def would_block(status: CommitStatus, findings: Iterable[Mapping[str, Any]]) -> 
     ``findings`` are in the log's form (:meth:`judges.Finding.to_dict`).
     """
     return status is CommitStatus.COMMITTED and any(
-        f.get("shadow") is True and f.get("severity") != "warn" for f in findings
+        f.get("shadow") is True and f.get("severity") != Severity.WARN for f in findings
     )
 
 
@@ -106,6 +106,11 @@ class TxnRecord:
             opened_at=at,
             updated_at=at,
         )
+
+    def following(self, state: TxnState, at: datetime, **changes: Any) -> TxnRecord:
+        """This row brought up to ``state`` (its status and counts) at ``at``, with ``changes``."""
+        now = {"status": state.status, "calls": state.calls, "blocked_attempts": state.blocked}
+        return replace(self, **{**now, "updated_at": at, **changes})
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -167,7 +172,7 @@ class CommitEntry:
 
     transaction_id: str
     attempt: int
-    via: str
+    via: Via
     decision: Decision
     status: CommitStatus
     findings: list[dict[str, Any]]
@@ -184,7 +189,7 @@ class CommitEntry:
         transaction_id: str,
         attempt: int,
         *,
-        via: str,
+        via: Via,
         decision: Decision,
         status: CommitStatus,
         findings: Sequence[Finding],

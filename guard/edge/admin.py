@@ -22,6 +22,7 @@ from guard.errors import RequestRejected
 from guard.runtime import Runtime
 from guard.transaction.conversation import TurnIn, checked
 from guard.transaction.replies import CommitReply
+from guard.transaction.state import Via
 
 __all__ = ["CommitBody", "ReviewBody", "RollbackBody", "admin_router"]
 
@@ -80,10 +81,12 @@ class _Admin:
         turns = None
         if body.conversation is not None:
             turns = checked(body.conversation, self.runtime.settings.limits, "conversation")
-        return _body(await self.manager.commit_by_id(transaction_id, body.summary, via="admin", turns=turns))
+        return _body(
+            await self.manager.commit_by_id(transaction_id, body.summary, via=Via.ADMIN, turns=turns)
+        )
 
     async def rollback(self, transaction_id: str, body: RollbackBody) -> dict[str, Any]:
-        return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via="admin"))
+        return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via=Via.ADMIN))
 
     async def approve(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
         return _body(await self.manager.review(transaction_id, approve=True, reviewer=body.reviewer))

@@ -36,7 +36,7 @@ from guard.edge.door import ANONYMOUS, PRINCIPAL
 from guard.errors import GuardError
 from guard.transaction.keys import session_key
 from guard.transaction.manager import TransactionManager
-from guard.transaction.state import Status
+from guard.transaction.state import Status, Via
 
 __all__ = ["AgentSessions", "LegacySessions", "SessionLimitReached"]
 
@@ -149,4 +149,4 @@ class LegacySessions:
         if state.principal != scope.get(PRINCIPAL, ANONYMOUS):
             return  # only the agent that holds it ends it
         with contextlib.suppress(GuardError):
-            await self._manager.rollback_by_id(key, "the client ended its MCP session", via="session")
+            await self._manager.rollback_by_id(key, "the client ended its MCP session", via=Via.SESSION)

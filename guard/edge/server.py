@@ -38,7 +38,7 @@ from guard.errors import GuardError, InvalidConversation, Refused, RequestReject
 from guard.tools import Tool, format_validation_error
 from guard.transaction.conversation import said_in
 from guard.transaction.manager import CommitReply, ToolReply, TransactionManager, TxnKey
-from guard.transaction.state import CommitStatus
+from guard.transaction.state import CommitStatus, Via
 from judges import Turn
 
 __all__ = ["KeyResolver", "build_server", "commit_tool", "rollback_tool", "spec_tool"]
@@ -301,7 +301,7 @@ async def _agent_rollback(
         # a refusal (is_error) rather than a result, which the tool's output schema would have to fit
         text = f"no open transaction {key.id}: there is nothing to roll back"
         return _refusal(text)
-    reply = await manager.rollback(key, arguments.reason, via="tool", turns=call.turns)
+    reply = await manager.rollback(key, arguments.reason, via=Via.TOOL, turns=call.turns)
     if on_finished is not None:
         on_finished(key.id)
     return _commit_result(reply, is_error=reply.status is not CommitStatus.ROLLED_BACK)

@@ -54,19 +54,21 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from guard.clock import Clock, SystemClock
-from guard.errors import ConfigError
+from guard.errors import ConfigError, GuardError
 from guard.gate.pool import HungEvaluation, JudgePool, PoolStatus, Refusal
 from judges import (
     AsyncJudge,
     CallRecord,
     CommitContext,
     Effect,
+    Finding,
     Judge,
     JudgeChain,
     JudgeRefused,
     Mode,
     NamesTables,
     Query,
+    Severity,
     StateReader,
     StateSnapshot,
     Turn,
@@ -86,6 +88,14 @@ class GateResult:
     verdict: Verdict
     effects: tuple[Effect, ...]
     duration_ms: float
+
+    @classmethod
+    def failed(cls, error: Exception) -> GateResult:
+        """The result of a gate that could not judge (``error``): a block, no effects."""
+        # the guard's own errors are worded for the agent (a write the triggers could not capture);
+        # a foreign one is named by its type only
+        why = error.message if isinstance(error, GuardError) else type(error).__name__
+        return cls(Verdict.of([Finding("gate", Severity.BLOCK, f"the commit gate failed: {why}")]), (), 0.0)
 
 
 class CommitGate:

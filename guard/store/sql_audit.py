@@ -41,7 +41,7 @@ from guard.store.direct import Writer, write_rows
 from guard.store.engine import sqlite_file
 from guard.store.storable import storable_json
 from guard.store.tables import calls, commits, transactions
-from guard.transaction.state import CommitStatus, Status
+from guard.transaction.state import CommitStatus, Status, Via
 from judges import Decision
 from judges.classify import ErrorClass
 
@@ -113,6 +113,7 @@ def _commit(row: Any) -> CommitEntry:
     fields = {name: value for name, value in row._mapping.items() if name != "id"}
     fields["decision"] = Decision(fields["decision"])
     fields["status"] = CommitStatus(fields["status"])
+    fields["via"] = Via(fields["via"])
     return CommitEntry(**fields)
 
 

@@ -1,1 +1,2 @@
-"""The transaction: its state machine, the manager that drives it, keys, limits, replies and recovery."""
+"""The transaction: its state machine and protocol, the manager that drives them, keys, limits,
+replies and recovery."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -13,15 +12,15 @@ from typing import Any
 
 from opentelemetry.trace import Span
 
-from guard.audit.log import CommitEntry, TxnRecord
+from guard.audit.log import CallEntry, CommitEntry, TxnRecord
 from guard.backends.base import Session, UpstreamReport
 from guard.tools import Tool
 from guard.transaction.conversation import Conversation, turns_data
-from guard.transaction.replies import CommitReply, enforced
-from guard.transaction.state import CommitStatus, TxnState
+from guard.transaction.replies import CommitReply, ToolReply, enforced
+from guard.transaction.state import CommitStatus, TxnState, Via
 from judges import CallRecord, Decision, Effect, Finding, Turn
 
-__all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly", "undone"]
+__all__ = ["Asked", "Attempt", "KeyLocks", "LiveTxn", "quietly"]
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +41,32 @@ class Asked:
             spec.name, self.arguments, spec.write, ok, error_class, error_message, self.turns or ()
         )
 
+    def entry(
+        self,
+        transaction_id: str,
+        seq: int,
+        reply: ToolReply,
+        error_message: str | None,
+        started_at: datetime,
+        retries: int,
+        latency_ms: float,
+    ) -> CallEntry:
+        """The log's record of the call, answered with ``reply`` (as asked: the ledger redacts it)."""
+        return CallEntry(
+            transaction_id=transaction_id,
+            seq=seq,
+            tool=self.spec.name,
+            arguments=self.arguments,
+            write=self.spec.write,
+            outcome="error" if reply.is_error else "ok",
+            error_class=reply.error_class,
+            error_message=error_message,
+            retries=retries,
+            latency_ms=latency_ms,
+            started_at=started_at,
+            turns=turns_data(self.turns),
+        )
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Attempt:
@@ -51,20 +76,26 @@ class Attempt:
     """
 
     number: int
-    via: str
+    via: Via
     decision: Decision
     findings: tuple[Finding, ...]
     effects: tuple[Effect, ...]
     summary: str | None
     at: datetime
     started: float
-    """``time.perf_counter()`` when the attempt began (its duration is measured from it)."""
+    """The monotonic clock's reading when the attempt began (its duration is measured from it)."""
     turns: tuple[Turn, ...] | None = None
 
     def entry(
-        self, transaction_id: str, status: CommitStatus, *, dispatch: list[dict[str, Any]] | None = None
+        self,
+        transaction_id: str,
+        status: CommitStatus,
+        ended: float,
+        *,
+        dispatch: list[dict[str, Any]] | None = None,
     ) -> CommitEntry:
-        """The log's record of this attempt, ended (for now) at ``status``."""
+        """The log's record of this attempt, ended (for now) at ``status`` when the monotonic clock read
+        ``ended``."""
         entry = CommitEntry.of(
             transaction_id,
             self.number,
@@ -76,7 +107,7 @@ class Attempt:
             summary=self.summary,
             at=self.at,
         )
-        duration_ms = (time.perf_counter() - self.started) * 1000
+        duration_ms = (ended - self.started) * 1000
         return replace(entry, duration_ms=duration_ms, dispatch=dispatch, turns=turns_data(self.turns))
 
 
@@ -155,10 +186,3 @@ async def quietly(work: Awaitable[UpstreamReport | None]) -> UpstreamReport | No
     except Exception:
         log.exception("rollback failed; the database discards the transaction when the connection closes")
         return None
-
-
-def undone(state: TxnState, report: UpstreamReport | None) -> TxnState:
-    """The state with what its rollback did upstream added to its close reason."""
-    if report is None:
-        return state
-    return replace(state, close_reason=f"{state.close_reason}; {report.message}")

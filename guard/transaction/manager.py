@@ -1,29 +1,25 @@
-"""The transaction manager: keys to live transactions, calls, commits and rollbacks.
+"""The transaction manager: keys to live transactions, and the driver of their protocol.
 
 Every request names a transaction by key (see :mod:`guard.transaction.keys`). The manager
 opens a transaction on the first call with a new key, serialises the calls of
-one transaction, runs each call in its savepoint with retries, asks the gate
-at commit, and writes the audit log and the spans. DB work runs in a task the
-request cannot cancel (a statement cancelled half-way would invalidate the
-pinned connection and lose the whole transaction); the statement timeout
-bounds it instead. A reaper rolls back idle transactions.
+one transaction, and drives its protocol (:mod:`guard.transaction.protocol`):
+it tells each event and carries out the commands it gets back, running calls
+in their savepoints with retries, asking the gate, committing or rolling back,
+writing the audit log (:mod:`guard.audit.ledger`) and the spans. DB work runs
+in a task the request cannot cancel (a statement cancelled half-way would
+invalidate the pinned connection and lose the whole transaction); the
+statement timeout bounds it instead. A reaper rolls back idle transactions.
 
-The audit log is written so that after any crash it says what happened
-(:mod:`guard.audit.log`): a transaction's row once its backend transaction has
-begun; each call before its reply; an allowed commit as ``committing``
-before the system of record commits, then its outcome. A call the log cannot
-record is not answered as done: its transaction is rolled back. A decision
-to commit the log cannot record is not carried out. An outcome the log
-cannot record now waits in a backlog the reaper retries
-(:mod:`guard.audit.backlog`), and a crash in between is settled from the system of
-record at the next start (:mod:`guard.transaction.recovery`).
+The protocol's order of audit writes keeps the log truthful after a crash
+(:mod:`guard.audit.log`). An outcome the log cannot record now waits in a
+backlog the reaper retries (:mod:`guard.audit.backlog`), and a crash in between
+is settled from the system of record at the next start (:mod:`guard.transaction.recovery`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -51,10 +47,11 @@ from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
 from guard.tools import Arguments, Tool
+from guard.transaction import protocol as tx
 from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
 from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
-from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly, undone
+from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
 from guard.transaction.recovery import record_recovered
 from guard.transaction.replies import (
     CommitReply,
@@ -62,7 +59,9 @@ from guard.transaction.replies import (
     TxnKey,
     call_reply,
     commit_message,
+    committed_text,
     enforced,
+    failed_commit_text,
     lost_text,
     undecided,
     unrecorded_call,
@@ -71,15 +70,13 @@ from guard.transaction.state import (
     CommitStatus,
     Status,
     TxnState,
-    after_call,
-    after_commit,
-    after_failed_commit,
-    after_review,
-    closed,
+    Via,
     idle_expired,
+    require_allowed,
     require_open,
+    undone,
 )
-from judges import Decision, Finding, Severity, Turn, Verdict
+from judges import Decision, Finding, Severity, Turn
 from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
@@ -172,7 +169,7 @@ class TransactionManager:
         except BaseException:
             await self.backend.close()
             raise
-        aborted = [r.id for r in settled if r.status == Status.ABORTED.value]
+        aborted = [r.id for r in settled if r.status is Status.ABORTED]
         await self._recover(restarted=True)
         self._reaper = asyncio.create_task(self._reap_forever(), name="guard-reaper")
         return aborted
@@ -195,7 +192,7 @@ class TransactionManager:
             try:
                 async with live.lock:
                     if live.state.live:
-                        await self._close(live, Status.ROLLED_BACK, "the guard shut down", via="shutdown")
+                        await self._drive(live, tx.ShutDown(self.clock.monotonic()), Via.SHUTDOWN)
             except Exception:
                 log.exception("closing transaction %s at shutdown failed", ident)
         await self.ledger.tidy()
@@ -227,8 +224,7 @@ class TransactionManager:
             ):
                 async with live.lock:
                     if live.state.live:
-                        what = "approval" if live.state.status is Status.PENDING_APPROVAL else "idle"
-                        await self._close(live, Status.ROLLED_BACK, f"{what} timeout", via="reaper")
+                        await self._drive(live, tx.IdleExpired(self.clock.monotonic()), Via.REAPER)
                         reaped.append(live.state.id)
         await self.ledger.tidy()
         await self._recover(restarted=False)
@@ -413,6 +409,7 @@ class TransactionManager:
         self, live: LiveTxn, asked: Asked, error: ToolError, *, traced: bool = True
     ) -> ToolReply:
         """Record a call refused before it ran (it changed nothing) and answer it."""
+        self._step(live, tx.CallRefused())
         if traced:
             live.trace.append(asked.record(False, error.error_class, error.message))
         text = self.backend.error_text(asked.spec.name, error)
@@ -426,9 +423,9 @@ class TransactionManager:
             return limited
         live.argument_bytes += size
         spec = asked.spec
-        live.state = after_call(live.state, self.clock.monotonic())
+        self._step(live, tx.CallArrived(self.clock.monotonic()))
         started_at = self.clock.now()
-        started = time.perf_counter()
+        started = self.clock.monotonic()
         with self.telemetry.call_span(live.span, live.state.id, spec.name, spec.write) as span:
             retried = await call_with_retries(
                 lambda: live.session.call(spec, parsed),
@@ -449,7 +446,8 @@ class TransactionManager:
             self.telemetry.end_call(
                 span, ok=not reply.is_error, error_class=reply.error_class, retries=retried.retries
             )
-        latency_ms = (time.perf_counter() - started) * 1000
+        latency_ms = (self.clock.monotonic() - started) * 1000
+        self._step(live, tx.CallDone())
         lost = live.session.lost() if reply.is_error else None
         if lost is not None:
             error_message = lost_text(live.state.id, lost)
@@ -457,7 +455,7 @@ class TransactionManager:
                 reply, text=self.backend.error_text(spec.name, ToolError(error_message)), ended=True
             )
         live.trace.append(asked.record(not reply.is_error, reply.error_class, error_message))
-        reply = await self._recorded(
+        return await self._recorded(
             live,
             asked,
             reply,
@@ -465,10 +463,8 @@ class TransactionManager:
             started_at=started_at,
             retries=retried.retries,
             latency_ms=latency_ms,
+            lost=lost,
         )
-        if lost is not None and live.state.live:
-            await self._if_lost(live, "backend")
-        return reply
 
     async def _recorded(
         self,
@@ -480,74 +476,76 @@ class TransactionManager:
         started_at: datetime,
         retries: int = 0,
         latency_ms: float = 0.0,
+        lost: str | None = None,
     ) -> ToolReply:
         """``reply`` once the call (its turns too) is in the audit log; if it cannot be, the transaction is
-        rolled back. Its turns join the transaction's conversation once recorded."""
+        rolled back. Its turns join the transaction's conversation once recorded; a transaction ``lost``
+        meanwhile is aborted then."""
         seq = live.next_seq()
         try:
-            await self.ledger.call(
-                live.state.id,
-                seq,
-                asked.spec,
-                asked.arguments,
-                reply.error_class,
-                error_message,
-                ok=not reply.is_error,
-                started_at=started_at,
-                retries=retries,
-                latency_ms=latency_ms,
-                turns=asked.turns,
-            )
+            entry = asked.entry(live.state.id, seq, reply, error_message, started_at, retries, latency_ms)
+            await self.ledger.call(entry)
         except Exception as exc:
             log.error("could not record call %d of %s: %r", seq, live.state.id, exc)
             reason, message = unrecorded_call(asked.spec.name, seq, live.state.id, exc)
-            if live.state.live:
-                await self._close(live, Status.ABORTED, reason, via="audit")
+            await self._drive(live, tx.CallUnrecorded(reason, self.clock.monotonic()), Via.AUDIT)
             text = self.backend.error_text(
                 asked.spec.name, ToolError(message, error_class=ErrorClass.TRANSIENT)
             )
             return ToolReply(text, None, True, ErrorClass.TRANSIENT, live.state.id, ended=True)
+        commands = self._step(live, tx.CallRecorded(self.clock.monotonic(), lost))
         live.conversation = live.conversation.after(asked.turns)
+        await self._carry_out(live, commands, Via.BACKEND)
         return reply
 
     # -- commit, rollback, review ----------------------------------------------------------
 
     async def commit(
-        self, key: TxnKey, summary: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+        self, key: TxnKey, summary: str, *, via: Via = Via.TOOL, turns: tuple[Turn, ...] | None = None
     ) -> CommitReply:
         """Judge the transaction's end state and commit it, or say why not.
 
         ``turns``, said since the last call (None: none handed over), join the transaction's conversation
         before the judges read it (``CommitContext.conversation``, None while the host has sent none).
         """
-        live = await self._get(key, open_new=via == "tool")
+        live = await self._get(key, open_new=via == Via.TOOL)
         return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
     async def commit_by_id(
-        self, transaction_id: str, summary: str, *, via: str = "admin", turns: tuple[Turn, ...] | None = None
+        self,
+        transaction_id: str,
+        summary: str,
+        *,
+        via: Via = Via.ADMIN,
+        turns: tuple[Turn, ...] | None = None,
     ) -> CommitReply:
         live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._commit(live, summary, via, turns))
 
     async def _commit(
-        self, live: LiveTxn, summary: str, via: str, turns: tuple[Turn, ...] | None
+        self, live: LiveTxn, summary: str, via: Via, turns: tuple[Turn, ...] | None
     ) -> CommitReply:
-        if live.state.status is Status.PENDING_APPROVAL:
+        asked = tx.CommitAsked(self.clock.monotonic(), live.session.lost())
+        commands = self._step(live, asked)
+        if commands == (tx.Reply(CommitStatus.PENDING_APPROVAL),):
             message = "the transaction is waiting for a reviewer"
             return self._reply(live, CommitStatus.PENDING_APPROVAL, None, message)
-        require_open(live.state)
-        if (lost_reply := await self._if_lost(live, via)) is not None:
-            return lost_reply
-        started = time.perf_counter()
+        if asked.lost is not None:
+            return await self._lost(live, commands, asked.lost, via)
+        started = self.clock.monotonic()
         live.conversation = live.conversation.after(turns)
         with self.telemetry.commit_span(live.span, live.state.id, live.attempts + 1, via) as span:
             result = await self._judge(live, summary)
-            if (lost_reply := await self._if_lost(live, via)) is not None:
-                return lost_reply
             verdict = result.verdict
-            state = after_commit(
-                live.state, verdict.decision, self.clock.monotonic(), self.settings.commit.max_blocked
+            decided = tx.GateDecided(
+                verdict.decision,
+                self.clock.monotonic(),
+                self.settings.commit.max_blocked,
+                live.session.lost(),
             )
+            commands = self._step(live, decided)
+            if decided.lost is not None:
+                return await self._lost(live, commands, decided.lost, via)
             attempt = Attempt(
                 number=live.attempts + 1,
                 via=via,
@@ -560,30 +558,29 @@ class TransactionManager:
                 turns=turns,
             )
             traced = self.ledger.traced(live.state.id, verdict.findings, result.effects, turns)
-            shown = enforced(verdict.findings)
             message = commit_message(
-                state, verdict.decision, shown, len(result.effects), live.session.applied()
+                live.state.allowed or live.state,
+                verdict.decision,
+                enforced(verdict.findings),
+                len(result.effects),
+                live.session.applied(),
             )
-            if state.status is Status.COMMITTED:
-                reply = await self._carry_out(live, state, attempt, message)
-            else:
-                reply = await self._decline(live, state, attempt, message)
+            reply = await self._decided(live, commands, attempt, message)
             self.telemetry.end_commit(
                 span,
-                decision=verdict.decision.value,
-                status=reply.status.value,
+                decision=verdict.decision,
+                status=reply.status,
                 findings=traced,
                 effects=len(result.effects),
                 would_block=would_block(reply.status, [f.to_dict() for f in verdict.findings]),
             )
         return reply
 
-    async def _if_lost(self, live: LiveTxn, via: str) -> CommitReply | None:
-        """When the backend has lost the transaction: abort it, and the reply that says so."""
-        lost = live.session.lost()
-        if lost is None:
-            return None
-        await self._close(live, Status.ABORTED, f"lost: {lost}; the database discarded its changes", via=via)
+    async def _lost(
+        self, live: LiveTxn, commands: tuple[tx.Command, ...], lost: str, via: Via
+    ) -> CommitReply:
+        """The backend lost the transaction: abort it (``commands``), and the reply that says so."""
+        await self._carry_out(live, commands, via)
         return self._reply(live, CommitStatus.ABORTED, None, lost_text(live.state.id, lost))
 
     async def _judge(self, live: LiveTxn, summary: str) -> GateResult:
@@ -601,96 +598,56 @@ class TransactionManager:
             )
         except Exception as exc:
             log.exception("the commit gate of %s failed", live.state.id)
-            # the guard's own errors are worded for the agent (a write the triggers could not capture);
-            # a foreign one is named by its type only
-            why = exc.message if isinstance(exc, GuardError) else type(exc).__name__
-            finding = Finding("gate", Severity.BLOCK, f"the commit gate failed: {why}")
-            return GateResult(Verdict.of([finding]), (), 0.0)
+            return GateResult.failed(exc)
 
-    async def _decline(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
-        """A blocked or escalated attempt: nothing is committed; the attempt is logged."""
-        live.attempts = attempt.number
-        if state.status is Status.ROLLED_BACK:
-            state = undone(state, await quietly(live.session.rollback()))
-        live.state = state
-        status = CommitStatus.of(state.status)
-        entry = attempt.entry(live.state.id, status)
-        if state.status is Status.PENDING_APPROVAL:
-            live.escalated = attempt
-        if not state.live:
-            await self._finish(live, state.close_reason, commit=entry)
-        else:
-            live.record = replace(
-                live.record,
-                status=state.status,
-                summary=attempt.summary,
-                blocked_attempts=state.blocked,
-                calls=state.calls,
-                updated_at=self.clock.now(),
-            )
-            await self.ledger.attempt(entry, live.record)
-        return self._reply(live, status, attempt, message)
+    async def _decided(
+        self, live: LiveTxn, commands: tuple[tx.Command, ...], attempt: Attempt, message: str
+    ) -> CommitReply:
+        """Carry out the gate's decision: an allowed commit is recorded and committed, any other logged."""
+        last = await self._carry_out(live, commands, attempt.via, attempt)
+        if isinstance(last, tx.RecordDecision):
+            return await self._commit_decided(live, attempt, message)
+        return self._reply(live, tx.replied(last), attempt, message)
 
-    async def _carry_out(self, live: LiveTxn, state: TxnState, attempt: Attempt, message: str) -> CommitReply:
+    async def _commit_decided(self, live: LiveTxn, attempt: Attempt, message: str) -> CommitReply:
         """Record the decision to commit, commit, record the outcome; unrecorded, nothing is committed."""
-        intent = replace(
-            live.record,
-            status=Status.COMMITTING,
-            summary=attempt.summary,
-            calls=live.state.calls,
-            blocked_attempts=live.state.blocked,
-            updated_at=self.clock.now(),
-        )
+        now = self.clock.now()
+        intent = live.record.following(live.state, now, status=Status.COMMITTING, summary=attempt.summary)
         try:
-            await self.ledger.decision(attempt.entry(live.state.id, CommitStatus.COMMITTING), intent)
+            await self.ledger.decision(
+                attempt.entry(live.state.id, CommitStatus.COMMITTING, self.clock.monotonic()), intent
+            )
         except Exception as exc:
             log.error("could not record the decision to commit %s: %r", live.state.id, exc)
+            self._step(live, tx.DecisionUnrecorded())
             finding, text = undecided(exc, self.commit_tool)
             return self._reply(live, CommitStatus.BLOCKED, replace(attempt, findings=(finding,)), text)
         live.attempts = attempt.number
         live.record = intent
-        state, message, report = await self._apply(live, state, message)
-        live.state = state
-        status = CommitStatus.of(state.status)
-        dispatch = None if report is None else list(report.writes)
-        await self._finish(
-            live, state.close_reason, commit=attempt.entry(live.state.id, status, dispatch=dispatch)
-        )
-        shown = CommitStatus.UNKNOWN if status is CommitStatus.COMMITTING else status
-        return self._reply(live, shown, attempt, message, report)
-
-    async def _apply(
-        self, live: LiveTxn, state: TxnState, message: str
-    ) -> tuple[TxnState, str, UpstreamReport | None]:
-        """Commit the session; a commit the backend could apply only in part ends ``partial``.
-
-        When COMMIT fails, the system of record is asked whether it applied the
-        commit; when it cannot answer, the state is ``committing`` (unknown).
-        """
+        self._step(live, tx.DecisionRecorded())
+        report = None
         try:
             report = await live.session.commit()
         except Exception as exc:
             log.exception("COMMIT of %s failed", live.state.id)
-            return await self._after_failed_commit(live, state, message, exc)
-        if report is None:
-            return state, message, None
-        if report.complete:
-            return state, f"{message}; {report.message}", report
-        state = replace(state, status=Status.PARTIAL, close_reason=report.message)
-        return state, f"the commit was allowed, but not all of it was applied: {report.message}", report
+            applied = await self._applied(live.state.id)
+            commands = self._step(live, tx.CommitFailed(exc, applied))
+            message = failed_commit_text(live.state, message, exc, applied)
+        else:
+            commands = self._step(
+                live, tx.Committed(None if report is None or report.complete else report.message)
+            )
+            message = committed_text(message, report)
+        last = await self._carry_out(live, commands, attempt.via, attempt, report)
+        return self._reply(live, tx.replied(last), attempt, message, report)
 
-    async def _after_failed_commit(
-        self, live: LiveTxn, state: TxnState, message: str, exc: Exception
-    ) -> tuple[TxnState, str, UpstreamReport | None]:
-        """Ask the system of record whether a COMMIT that raised was applied; the state its answer means."""
-        ident = live.state.id
+    async def _applied(self, transaction_id: str) -> bool | None:
+        """Whether the system of record applied a commit that raised (None: it cannot say)."""
         try:
-            applied: bool | None = ident in await self.backend.committed([ident])
+            return transaction_id in await self.backend.committed([transaction_id])
         except Exception:
-            log.exception("could not ask whether the commit of %s was applied", ident)
-            applied = None
-        state, text = after_failed_commit(state, message, exc, applied)
-        return state, text, None
+            log.exception("could not ask whether the commit of %s was applied", transaction_id)
+            return None
 
     def _reply(
         self,
@@ -705,23 +662,22 @@ class TransactionManager:
         )
 
     async def rollback(
-        self, key: TxnKey, reason: str, *, via: str = "tool", turns: tuple[Turn, ...] | None = None
+        self, key: TxnKey, reason: str, *, via: Via = Via.TOOL, turns: tuple[Turn, ...] | None = None
     ) -> CommitReply:
         """Roll the transaction back; ``turns`` said before it (None: none) are kept as ``rollback_turns``."""
         live = await self._get(key, open_new=False)
         return await self._shielded(live, lambda: self._rollback(live, reason, via, turns))
 
-    async def rollback_by_id(self, transaction_id: str, reason: str, *, via: str = "admin") -> CommitReply:
+    async def rollback_by_id(self, transaction_id: str, reason: str, *, via: Via = Via.ADMIN) -> CommitReply:
         live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._rollback(live, reason, via, None))
 
     async def _rollback(
-        self, live: LiveTxn, reason: str, via: str, turns: tuple[Turn, ...] | None
+        self, live: LiveTxn, reason: str, via: Via, turns: tuple[Turn, ...] | None
     ) -> CommitReply:
-        if not live.state.live:
-            raise TransactionClosed(f"transaction {live.state.id} is {live.state.status.value}")
+        commands = self._step(live, tx.RollbackAsked(reason, self.clock.monotonic()))
         live.record = replace(live.record, rollback_turns=turns_data(turns))
-        await self._close(live, Status.ROLLED_BACK, reason, via=via)
+        await self._carry_out(live, commands, via)
         return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
@@ -730,45 +686,87 @@ class TransactionManager:
         return await self._shielded(live, lambda: self._review(live, approve, reviewer))
 
     async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
-        state = after_review(live.state, approve, self.clock.monotonic(), reviewer)
+        commands = self._step(live, tx.Reviewed(approve, reviewer, self.clock.monotonic()))
         escalated = live.escalated
         attempt = Attempt(
             number=live.attempts + 1,
-            via="review",
+            via=Via.REVIEW,
             decision=Decision.ALLOW if approve else Decision.BLOCK,
             findings=() if approve else (Finding("review", Severity.BLOCK, f"rejected by {reviewer}"),),
             effects=() if escalated is None else escalated.effects,
             summary=live.record.summary if escalated is None else escalated.summary,
             at=self.clock.now(),
-            started=time.perf_counter(),
+            started=self.clock.monotonic(),
         )
-        if approve:
-            reply = await self._carry_out(live, state, attempt, state.close_reason or "approved")
-            if reply.status is CommitStatus.BLOCKED:
-                raise AuditError(
-                    f"could not record the approval of {live.state.id} in the audit log; nothing was "
-                    "committed and it still waits for review: try again",
-                    transaction_id=live.state.id,
-                )
-            return reply
-        state = undone(state, await quietly(live.session.rollback()))
-        live.state = state
+        if not approve:
+            await self._carry_out(live, commands, attempt.via, attempt)
+            reason = live.state.close_reason or ""
+            return self._reply(live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), reason)
+        allowed = require_allowed(live.state)
+        reply = await self._commit_decided(live, attempt, allowed.close_reason or "approved")
+        if reply.status is CommitStatus.BLOCKED:
+            raise AuditError(
+                f"could not record the approval of {live.state.id} in the audit log; nothing was "
+                "committed and it still waits for review: try again",
+                transaction_id=live.state.id,
+            )
+        return reply
+
+    # -- driving the protocol --------------------------------------------------------------
+
+    async def _drive(self, live: LiveTxn, event: tx.Event, via: Via) -> tx.Command | None:
+        """Advance the transaction by ``event`` and carry out its commands (:meth:`_carry_out`)."""
+        return await self._carry_out(live, self._step(live, event), via)
+
+    def _step(self, live: LiveTxn, event: tx.Event) -> tuple[tx.Command, ...]:
+        """Advance the transaction by ``event`` (:func:`~guard.transaction.protocol.step`); its commands."""
+        live.state, commands = tx.step(live.state, event)
+        return commands
+
+    async def _carry_out(
+        self,
+        live: LiveTxn,
+        commands: tuple[tx.Command, ...],
+        via: Via,
+        attempt: Attempt | None = None,
+        report: UpstreamReport | None = None,
+    ) -> tx.Command | None:
+        """Carry out the commands that take no answer, in order; the first that does (or the reply) is
+        returned for the caller. ``attempt`` is the commit attempt they record (None: none)."""
+        for command in commands:
+            match command:
+                case tx.RollBack():
+                    if attempt is None:  # a close, not a commit attempt
+                        s = live.state
+                        log.info("transaction %s %s (%s, via %s)", s.id, s.status.value, s.close_reason, via)
+                    upstream = await quietly(live.session.rollback())
+                    live.state = undone(live.state, None if upstream is None else upstream.message)
+                case tx.RecordAttempt(status=status) if attempt is not None:
+                    await self._record_attempt(live, attempt, status)
+                case tx.RecordEnd(commit=status):
+                    entry = None
+                    if attempt is not None and status is not None:
+                        live.attempts = attempt.number
+                        dispatch = None if report is None else list(report.writes)
+                        entry = attempt.entry(
+                            live.state.id, status, self.clock.monotonic(), dispatch=dispatch
+                        )
+                    await self._finish(live, entry)
+                case _:
+                    return command
+        return None
+
+    async def _record_attempt(self, live: LiveTxn, attempt: Attempt, status: CommitStatus) -> None:
+        """Log an attempt that left the transaction live (blocked, escalated)."""
         live.attempts = attempt.number
-        await self._finish(
-            live, state.close_reason, commit=attempt.entry(live.state.id, CommitStatus.ROLLED_BACK)
-        )
-        return self._reply(
-            live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), state.close_reason or ""
-        )
+        if status is CommitStatus.PENDING_APPROVAL:
+            live.escalated = attempt
+        live.record = live.record.following(live.state, self.clock.now(), summary=attempt.summary)
+        await self.ledger.attempt(attempt.entry(live.state.id, status, self.clock.monotonic()), live.record)
 
-    async def _close(self, live: LiveTxn, status: Status, reason: str, *, via: str) -> None:
-        live.state = closed(live.state, status, reason, self.clock.monotonic())
-        live.state = undone(live.state, await quietly(live.session.rollback()))
-        log.info("transaction %s %s (%s, via %s)", live.state.id, status.value, reason, via)
-        await self._finish(live, live.state.close_reason)
-
-    async def _finish(self, live: LiveTxn, reason: str | None, *, commit: CommitEntry | None = None) -> None:
-        """The transaction has ended: free its slot, then record its end (never raises).
+    async def _finish(self, live: LiveTxn, commit: CommitEntry | None) -> None:
+        """The transaction has ended: free its slot, then record its end and ``commit``, the attempt that
+        ended it (never raises).
 
         An outcome the system of record has not told (``committing``) is left
         to the ledger; a commit mark is dropped once the log has the outcome.
@@ -779,18 +777,10 @@ class TransactionManager:
         self._closed[state.id] = state.status
         while len(self._closed) > 10_000:
             self._closed.popitem(last=False)
-        self.telemetry.close_transaction(live.span, state.status.value, reason, state.calls)
+        self.telemetry.close_transaction(live.span, state.status, state.close_reason, state.calls)
         if state.status is Status.COMMITTING:
             self.ledger.unsure(state.id)
             return
-        live.record = replace(
-            live.record,
-            status=state.status,
-            updated_at=now,
-            closed_at=now,
-            close_reason=reason,
-            calls=state.calls,
-            blocked_attempts=state.blocked,
-        )
+        live.record = live.record.following(state, now, closed_at=now, close_reason=state.close_reason)
         marked = commit is not None and state.status in (Status.COMMITTED, Status.PARTIAL)
         await self.ledger.end(live.record, commit, marked=marked)

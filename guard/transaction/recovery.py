@@ -28,7 +28,7 @@ from datetime import datetime
 from guard.audit.log import Audit, CommitEntry, TxnRecord
 from guard.backends.base import Backend, UpstreamReport
 from guard.clock import Clock
-from guard.transaction.state import CommitStatus, Status
+from guard.transaction.state import CommitStatus, Status, Via
 from judges import Decision
 
 __all__ = ["record_recovered", "settle", "settle_interrupted"]
@@ -126,7 +126,7 @@ async def record_recovered(
             entry = CommitEntry(
                 transaction_id=report.transaction_id,
                 attempt=len(detail.commits) + 1,
-                via="recovery",
+                via=Via.RECOVERY,
                 decision=Decision.ALLOW,
                 status=outcome,
                 findings=[],

@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from guard.backends.base import UpstreamReport
 from guard.errors import ToolError
 from guard.retry import Retried
 from guard.tools import ErrorText, Tool
@@ -22,7 +23,9 @@ __all__ = [
     "TxnKey",
     "call_reply",
     "commit_message",
+    "committed_text",
     "enforced",
+    "failed_commit_text",
     "lost_text",
     "undecided",
     "unrecorded_call",
@@ -117,7 +120,9 @@ def commit_message(
     if state.status is Status.PENDING_APPROVAL:
         return f"{effects} change(s) are waiting for a reviewer's approval"
     reasons = "; ".join(
-        f.message + (f" (hint: {f.hint})" if f.hint else "") for f in findings if f.severity.value != "warn"
+        f.message + (f" (hint: {f.hint})" if f.hint else "")
+        for f in findings
+        if f.severity is not Severity.WARN
     )
     if state.status is Status.ROLLED_BACK:
         return f"blocked again and rolled back ({state.close_reason}): {reasons}"
@@ -166,6 +171,29 @@ def call_reply(
     )
     error = ToolError(message, error_class=error_class)
     return ToolReply(error_text(spec.name, error), None, True, error_class, transaction_id), message
+
+
+def committed_text(message: str, report: UpstreamReport | None) -> str:
+    """The reply's text once the system of record committed: ``message``, and what an upstream reported."""
+    if report is None:
+        return message
+    if report.complete:
+        return f"{message}; {report.message}"
+    return f"the commit was allowed, but not all of it was applied: {report.message}"
+
+
+def failed_commit_text(state: TxnState, message: str, error: BaseException, applied: bool | None) -> str:
+    """The reply's text after the allowed commit's COMMIT raised ``error`` (``state`` is the state that led
+    to, :func:`~guard.transaction.state.after_failed_commit`; ``message`` the text had it succeeded)."""
+    if applied:
+        return f"{message} (COMMIT reported {type(error).__name__}, but the commit was applied)"
+    if applied is False:
+        return "the database refused the commit; nothing was committed and it was rolled back"
+    return (
+        f"the outcome of the commit is unknown: {state.close_reason}. The guard records it once the "
+        f"system of record answers; do not redo the work until `guard transactions show {state.id}` says "
+        "it was not applied"
+    )
 
 
 def lost_text(transaction_id: str, reason: str) -> str:

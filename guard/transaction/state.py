@@ -9,15 +9,22 @@
     open ──commit: escalate──▶ pending_approval ──approve──▶ committed
                                               ──reject / timeout──▶ rolled_back
     open ──rollback / idle timeout──▶ rolled_back
-    committed ──the upstream applied only part of it──▶ partial   (mcp backends; set by the manager)
+    open / pending_approval ──allowed, committed──▶ committed
+                            ──allowed, the upstream applied only part of it──▶ partial   (mcp backends)
+                            ──allowed, COMMIT failed and was not applied──▶ aborted
+                            ──allowed, COMMIT failed, outcome unknown──▶ committing
     any live state ──its connection died, or crash (found at restart)──▶ aborted
 
-Between the decision to commit and the system of record's answer the audit
-log holds the transaction as ``committing`` (:data:`Status.COMMITTING`); it
-is never a state of a live transaction here, only of its durable record.
+An allowed commit (by the gate or a reviewer) does not change the status at
+once: the transaction keeps it, with the state the commit leads to in
+``allowed``, until the system of record has answered (:func:`after_outcome`,
+:func:`after_failed_commit`) or the decision could not be recorded
+(:func:`undecided`). Between the decision and the answer the audit log holds
+the transaction as ``committing`` (:data:`Status.COMMITTING`); a live
+transaction is ``committing`` only when the answer never came.
 
-The manager performs the I/O each transition calls for; this module only
-says which transitions are legal and what they lead to.
+:mod:`guard.transaction.protocol` orders the I/O each transition calls for;
+this module only says which transitions are legal and what they lead to.
 """
 
 from __future__ import annotations
@@ -33,12 +40,19 @@ __all__ = [
     "CommitStatus",
     "Status",
     "TxnState",
+    "Via",
     "after_call",
     "after_commit",
     "after_failed_commit",
+    "after_outcome",
     "after_review",
+    "allowing",
     "closed",
     "idle_expired",
+    "require_allowed",
+    "require_open",
+    "undecided",
+    "undone",
 ]
 
 
@@ -53,6 +67,25 @@ class Status(StrEnum):
 
 
 LIVE = frozenset({Status.OPEN, Status.PENDING_APPROVAL})
+
+
+class Via(StrEnum):
+    """Who asked for a commit or a rollback, or what ended a transaction (the commit log's ``via``)."""
+
+    TOOL = "tool"
+    """The agent, through the MCP tools."""
+    ADMIN = "admin"
+    """An operator or a harness, through the admin API."""
+    REVIEW = "review"
+    RECOVERY = "recovery"
+    SESSION = "session"
+    """The agent's MCP session ended."""
+    REAPER = "reaper"
+    SHUTDOWN = "shutdown"
+    AUDIT = "audit"
+    """The audit log could not record a call."""
+    BACKEND = "backend"
+    """The backend lost the transaction."""
 
 
 class CommitStatus(StrEnum):
@@ -120,6 +153,9 @@ class TxnState:
     calls: int = 0
     blocked: int = 0
     close_reason: str | None = None
+    allowed: TxnState | None = None
+    """The state an allowed commit leads to once the system of record has committed it (set from the
+    decision until the answer)."""
 
     @property
     def live(self) -> bool:
@@ -201,19 +237,48 @@ def idle_expired(state: TxnState, now: float, idle_timeout_s: float, approval_ti
     return False
 
 
-def after_failed_commit(
-    state: TxnState, message: str, error: Exception, applied: bool | None
-) -> tuple[TxnState, str]:
-    """The state, and the reply's text, after a COMMIT that raised ``error``: the system of record says
-    whether it ``applied`` the commit (None: it cannot say yet, so the outcome stays ``committing``)."""
+def allowing(state: TxnState, allowed: TxnState) -> TxnState:
+    """``state`` while its allowed commit (leading to ``allowed``) is recorded and carried out."""
+    return replace(state, allowed=allowed)
+
+
+def undecided(state: TxnState) -> TxnState:
+    """``state`` after a decision to commit the audit log could not record: as before the decision."""
+    return replace(state, allowed=None)
+
+
+def require_allowed(state: TxnState) -> TxnState:
+    """The state ``state``'s allowed commit leads to; raises unless a commit was allowed."""
+    if state.allowed is None:
+        _require(state, *LIVE)
+        raise TransactionError(f"transaction {state.id} has no commit allowed", transaction_id=state.id)
+    return state.allowed
+
+
+def after_outcome(state: TxnState, partial: str | None = None) -> TxnState:
+    """The state once the system of record committed the allowed commit; ``partial`` says what an upstream
+    could not apply (the transaction ends ``partial``)."""
+    done = require_allowed(state)
+    if partial is None:
+        return done
+    return replace(done, status=Status.PARTIAL, close_reason=partial)
+
+
+def after_failed_commit(state: TxnState, error: BaseException, applied: bool | None) -> TxnState:
+    """The state after the allowed commit's COMMIT raised ``error``: the system of record says whether it
+    ``applied`` it (None: it cannot say yet, so the outcome stays ``committing``)."""
+    done = require_allowed(state)
     if applied:
-        return state, f"{message} (COMMIT reported {type(error).__name__}, but the commit was applied)"
+        return done
     if applied is False:
-        state = replace(state, status=Status.ABORTED, close_reason=f"COMMIT failed: {error}")
-        return state, "the database refused the commit; nothing was committed and it was rolled back"
+        return replace(done, status=Status.ABORTED, close_reason=f"COMMIT failed: {error}")
     reason = f"COMMIT failed ({type(error).__name__}) and whether it was applied is not known yet"
-    text = (
-        f"the outcome of the commit is unknown: {reason}. The guard records it once the system of record "
-        f"answers; do not redo the work until `guard transactions show {state.id}` says it was not applied"
-    )
-    return replace(state, status=Status.COMMITTING, close_reason=reason), text
+    return replace(done, status=Status.COMMITTING, close_reason=reason)
+
+
+def undone(state: TxnState, report: str | None) -> TxnState:
+    """The state with ``report``, what its rollback did upstream (None: nothing to say), added to its close
+    reason."""
+    if report is None:
+        return state
+    return replace(state, close_reason=f"{state.close_reason}; {report}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from guard.errors import PreconditionFailed, ToolError
-from guard.retry import Retried, RetryPolicy, RetryRules, call_with_retries
+from guard.retry import Retried, RetryPolicy, RetryRules, call_with_retries, retry_loop
 from guard.transaction.execute import CallOutcome
 from judges.classify import ErrorClass
 
@@ -83,3 +85,50 @@ async def test_attempts_are_bounded() -> None:
     assert retried.retries == 3
     assert script.calls == 4
     assert slept == [0.1, 0.2, 0.4]
+
+
+async def test_one_attempt_is_given_back_as_it_came() -> None:
+    """With one attempt allowed, the first failure is the answer: no sleep, no repeat."""
+    slept: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    rules = RetryRules(RetryPolicy(max_attempts=1), classify, retryable, sleep)
+    script = Script(Flaky("down"))
+    retried = await call_with_retries(script, rules, repeat_safe=True, idempotent=False)
+    assert isinstance(retried.exception, Flaky)
+    assert (retried.retries, retried.error_classes, script.calls, slept) == (
+        0,
+        (ErrorClass.TRANSIENT,),
+        1,
+        [],
+    )
+
+
+async def test_the_loop_waits_what_the_failure_names_capped_and_says_so() -> None:
+    """retry_loop: a wait the failure names (Retry-After) replaces the backoff, capped at max_backoff_s;
+    each repeat is told before its sleep; the last failure is raised as it was."""
+    slept: list[float] = []
+    told: list[tuple[str, int, float]] = []
+
+    async def sleep(seconds: float) -> None:
+        slept.append(seconds)
+
+    named = {"a": 0.5, "b": 9.0, "c": None}
+    failures = [Flaky("a"), Flaky("b"), Flaky("c")]
+
+    async def attempt() -> None:
+        raise failures.pop(0)
+
+    retrying = retry_loop(
+        RetryPolicy(max_attempts=3, initial_backoff_s=0.1, max_backoff_s=1.0, jitter_s=0.0),
+        on_exception=lambda exc: isinstance(exc, Flaky),
+        sleep=sleep,
+        wait_for=lambda exc: named[str(exc)],
+        before_sleep=lambda exc, n, wait: told.append((str(exc), n, wait)),
+    )
+    with pytest.raises(Flaky, match="c"):
+        await retrying(attempt)
+    assert slept == [0.5, 1.0]
+    assert told == [("a", 2, 0.5), ("b", 3, 1.0)]

@@ -13,6 +13,7 @@ from guard.transaction.state import (
     after_review,
     closed,
     idle_expired,
+    undone,
 )
 from judges import Decision
 
@@ -69,3 +70,11 @@ def test_idle_expiry() -> None:
     pending = after_commit(state, Decision.ESCALATE, 0.0, 3)
     assert not idle_expired(pending, 600, 60, 3600)
     assert idle_expired(pending, 3600, 60, 3600)
+
+
+def test_a_rollback_report_joins_the_close_reason() -> None:
+    done = closed(fresh(), Status.ROLLED_BACK, "changed my mind", 1.0)
+    assert undone(done, None) == done
+    assert (
+        undone(done, "discarded 2 held write(s)").close_reason == "changed my mind; discarded 2 held write(s)"
+    )
