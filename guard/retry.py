@@ -144,6 +144,66 @@ def retry_loop(
     )
 
 
+class _Attempts:
+    """One call's attempts as the retry loop sees them: each failure classified once, and the first
+    attempt, already run, shown to the loop again (``replay``) without running it twice."""
+
+    def __init__(
+        self,
+        attempt: Callable[[], Awaitable[CallOutcome]],
+        rules: RetryRules,
+        repeat_safe: bool,
+        idempotent: bool,
+    ) -> None:
+        self.attempt, self.rules = attempt, rules
+        self.repeat_safe, self.idempotent = repeat_safe, idempotent
+        self.seen: list[ErrorClass] = []
+        self.first: CallOutcome | None = None
+        self.failure: Exception | None = None
+        self.runs = 0
+        self.replaying = False
+
+    def exception_retryable(self, exc: BaseException) -> bool:
+        if self.replaying:
+            return True
+        if not isinstance(exc, Exception):
+            return False
+        return self._retryable(self.rules.classify(exc))
+
+    def outcome_retryable(self, outcome: CallOutcome) -> bool:
+        if self.replaying:
+            return True
+        if outcome.ok or outcome.error_class is None:
+            return False
+        return self._retryable(outcome.error_class)
+
+    def _retryable(self, error_class: ErrorClass) -> bool:
+        self.seen.append(error_class)
+        return self.rules.retryable(error_class, self.repeat_safe, self.idempotent)
+
+    async def run_first(self) -> bool:
+        """Run the first attempt; whether it failed in a way the loop should repeat."""
+        try:
+            self.first = await self.attempt()
+        except Exception as exc:
+            self.failure = exc
+            return self.exception_retryable(exc)
+        return self.outcome_retryable(self.first)
+
+    async def __call__(self) -> CallOutcome:
+        self.runs += 1
+        self.replaying = self.runs == 1
+        if not self.replaying:
+            return await self.attempt()
+        if self.failure is not None:
+            raise self.failure
+        assert self.first is not None
+        return self.first
+
+    def retried(self, outcome: CallOutcome | None, exception: Exception | None) -> Retried:
+        return Retried(outcome, exception, max(self.runs - 1, 0), tuple(self.seen))
+
+
 async def call_with_retries(
     attempt: Callable[[], Awaitable[CallOutcome]], rules: RetryRules, *, repeat_safe: bool, idempotent: bool
 ) -> Retried:
@@ -159,59 +219,18 @@ async def call_with_retries(
     attempt (judged by the same predicate, never run again) and so backs off
     and repeats exactly as if it had run it.
     """
-    seen: list[ErrorClass] = []
-    replaying = False
-
-    def exception_retryable(exc: BaseException) -> bool:
-        if replaying:
-            return True
-        if not isinstance(exc, Exception):
-            return False
-        error_class = rules.classify(exc)
-        seen.append(error_class)
-        return rules.retryable(error_class, repeat_safe, idempotent)
-
-    def outcome_retryable(outcome: CallOutcome) -> bool:
-        if replaying:
-            return True
-        if outcome.ok or outcome.error_class is None:
-            return False
-        seen.append(outcome.error_class)
-        return rules.retryable(outcome.error_class, repeat_safe, idempotent)
-
-    first: CallOutcome | None = None
-    failure: Exception | None = None
-    try:
-        first = await attempt()
-    except Exception as exc:
-        failure = exc
-    if failure is not None:
-        retry = exception_retryable(failure)
-    else:
-        assert first is not None
-        retry = outcome_retryable(first)
-    if not retry or rules.policy.max_attempts == 1:
-        return Retried(first, failure, 0, tuple(seen))
-
-    attempts = 0
-
-    async def counted() -> CallOutcome:
-        nonlocal attempts, replaying
-        attempts += 1
-        replaying = attempts == 1
-        if not replaying:
-            return await attempt()
-        if failure is not None:
-            raise failure
-        assert first is not None
-        return first
-
+    attempts = _Attempts(attempt, rules, repeat_safe, idempotent)
+    if not await attempts.run_first() or rules.policy.max_attempts == 1:
+        return attempts.retried(attempts.first, attempts.failure)
     retrying = retry_loop(
-        rules.policy, on_exception=exception_retryable, on_result=outcome_retryable, sleep=rules.sleep
+        rules.policy,
+        on_exception=attempts.exception_retryable,
+        on_result=attempts.outcome_retryable,
+        sleep=rules.sleep,
     )
     try:
-        outcome: CallOutcome = await retrying(counted)
+        outcome: CallOutcome = await retrying(attempts)
     except Exception as exc:
         # the retry predicate has classified every failed attempt, this last one included
-        return Retried(None, exc, attempts - 1, tuple(seen))
-    return Retried(outcome, None, attempts - 1, tuple(seen))
+        return attempts.retried(None, exc)
+    return attempts.retried(outcome, None)
