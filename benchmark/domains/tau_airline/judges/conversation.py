@@ -235,7 +235,7 @@ class CabinStatedJudge:
         if context.conversation is None:
             return _no_conversation(self.name, "cabin-as-stated")
         found = {
-            str(effect.key_text): effect.before
+            effect.key_text: effect.before
             for effect in context.effects
             if effect.table == "reservations" and effect.before is not None
         }
