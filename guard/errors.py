@@ -34,6 +34,7 @@ __all__ = [
     "TransactionClosed",
     "TransactionError",
     "TransactionLost",
+    "UpstreamDown",
 ]
 
 
@@ -130,6 +131,16 @@ class TransactionClosed(TransactionError):
 
 class BackendError(GuardError):
     """The backend (database or upstream server) failed in a way no retry cured."""
+
+
+class UpstreamDown(BackendError):
+    """The upstream MCP server is not connected (the guard is reconnecting): the request was not sent.
+
+    Certainly not applied, so ``transient``: a retry is safe for any call, and a write it stopped is
+    recorded as failed, never as "may have been applied".
+    """
+
+    error_class = ErrorClass.TRANSIENT
 
 
 class TransactionLost(TransactionError):

@@ -138,6 +138,19 @@ class DispatchSettings(_Section):
     )
 
 
+class ReconnectSettings(_Section):
+    """How the guard reconnects to an upstream that went away (a stdio child that died, an HTTP server
+    that restarted or forgot its session): at once, then with exponential backoff, for as long as it runs."""
+
+    initial_backoff_s: float = Field(0.2, ge=0)
+    max_backoff_s: float = Field(10.0, gt=0)
+    wait_s: float = Field(
+        5.0,
+        ge=0,
+        description="How long a call waits for a reconnection in progress before it is refused, unsent.",
+    )
+
+
 _REFERENCE = re.compile(r"^\$(?:arguments|result)(?:\.[^.]+)*$")
 
 
@@ -211,6 +224,7 @@ class McpSettings(_Section):
     )
     tools: dict[str, McpToolSettings] = Field(default_factory=dict, description="Per-tool overrides.")
     dispatch: DispatchSettings = Field(default_factory=DispatchSettings)
+    reconnect: ReconnectSettings = Field(default_factory=ReconnectSettings)
 
     @model_validator(mode="after")
     def _consistent(self) -> McpSettings:

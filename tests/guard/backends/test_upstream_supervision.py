@@ -1,0 +1,182 @@
+"""Supervised upstreams: a stdio child that dies is respawned, an HTTP upstream that restarts is reconnected.
+
+Real processes: the fake shop over stdio (launched by the guard through a shell
+that refuses to start while a flag file exists, so a test can keep it down) and
+over streamable HTTP on a fixed loopback port (killed and started again). The
+guard is the durable one (SQLite audit and outbox) in this process; the agent
+is the official client in process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shlex
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from guard.backends.mcp import McpBackend
+from guard.clock import FixedClock
+from guard.edge.mcp_client import ClientUpstream
+from guard.runtime import Runtime, build_runtime
+from guard.store.migrate import upgrade
+from tests.conftest import ROOT
+from tests.fakes.mcp_shop import journal
+from tests.guard.conftest import agent_client, free_port, meta, no_sleep
+from tests.guard.mcp_support import body, mcp_settings, text
+
+_RECONNECT = {"initial_backoff_s": 0.05, "max_backoff_s": 0.2, "wait_s": 1.0}
+
+
+def _upstream(runtime: Runtime) -> ClientUpstream:
+    backend = runtime.manager.backend
+    assert isinstance(backend, McpBackend)
+    assert isinstance(backend.upstream, ClientUpstream)
+    return backend.upstream
+
+
+@asynccontextmanager
+async def _guard(tmp_path: Path, **mcp: Any) -> AsyncIterator[Runtime]:
+    settings = mcp_settings(tmp_path, reconnect=_RECONNECT, timeout_s=10, **mcp)
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        yield runtime
+    finally:
+        await runtime.stop()
+
+
+def _stdio_shop(tmp_path: Path) -> dict[str, Any]:
+    """The shop over stdio, behind a shell that exits at once while ``down`` exists."""
+    down = tmp_path / "down"
+    python = shlex.quote(sys.executable)
+    script = f"test -e {shlex.quote(str(down))} && exit 3; exec {python} -m tests.fakes.mcp_shop"
+    return {
+        "url": None,
+        "command": "/bin/sh",
+        "args": ["-c", script],
+        "env": {"SHOP_JOURNAL": str(tmp_path / "shop.json"), "PATH": os.environ.get("PATH", "")},
+        "cwd": str(ROOT),
+    }
+
+
+def _kill_stdio_shop(tmp_path: Path) -> None:
+    """SIGKILL the shop the guard launched (found by its journal path in its environment)."""
+    pattern = f"{sys.executable} -m tests.fakes.mcp_shop"
+    found = subprocess.run(["pgrep", "-f", "-x", pattern], capture_output=True, text=True, check=False)
+    killed = 0
+    for pid in found.stdout.split():
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if str(tmp_path / "shop.json").encode() in environ:
+            os.kill(int(pid), signal.SIGKILL)
+            killed += 1
+    assert killed == 1, found.stdout
+
+
+async def _until(check: Any, timeout_s: float = 10.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    while not check():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+async def test_a_stdio_upstream_that_dies_is_respawned_and_reads_go_on(tmp_path: Path) -> None:
+    """Requirement G45: the child killed, the next read is answered by a new one; readiness stays true."""
+    async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
+        await agent.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("s-1"))
+        await agent.call_tool("guard_commit", {"summary": "a lamp"}, meta=meta("s-1"))
+        _kill_stdio_shop(tmp_path)
+        read = await agent.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("s-2"))
+        assert read.is_error is False, text(read)
+        assert _upstream(runtime).status.connections == 2
+        assert await runtime.ready() == {}
+
+
+async def test_a_write_while_the_upstream_is_down_is_recorded_as_not_sent(tmp_path: Path) -> None:
+    """Requirement G45: down for good, a committed write fails as not sent (never "may have been applied"),
+    readiness names the upstream, and once it is back the guard reconnects by itself."""
+    down = tmp_path / "down"
+    async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
+        await agent.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("d-1"))
+        down.touch()
+        _kill_stdio_shop(tmp_path)
+        reply = body(await agent.call_tool("guard_commit", {"summary": "a lamp"}, meta=meta("d-1")))
+        assert reply["status"] == "partial", reply
+        [write] = reply["dispatch"]
+        assert (write["status"], write["error_class"]) == ("failed", "transient"), write
+        assert "was not sent" in write["error"]
+        assert "may have been applied" not in reply["message"]
+        problems = await runtime.ready()
+        assert "is down" in problems["backend"], problems
+        down.unlink()
+        await _until(lambda: _upstream(runtime).status.connected)
+        assert await runtime.ready() == {}
+        read = await agent.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("d-2"))
+    assert read.is_error is True  # the write was never sent: no such order
+    assert "ORD-1" in text(read)
+    assert journal(tmp_path / "shop.json") == []
+
+
+def _http_shop(port: int, journal_path: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.fakes.upstream_shop_server", str(port), str(journal_path)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+async def _listening(port: int) -> None:
+    for _ in range(400):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
+    raise AssertionError(f"nothing listens on {port}")
+
+
+async def test_an_http_upstream_that_restarts_is_reconnected(tmp_path: Path) -> None:
+    """Requirement G45: the HTTP upstream killed, a passthrough write is refused as not applied; started
+    again on the same port, the guard's next calls reach it without a restart of the guard."""
+    port = free_port()
+    shop_journal = tmp_path / "shop.json"
+    email = {"to": "ada@example.com", "body": "hello"}
+    shops = [_http_shop(port, shop_journal)]
+    try:
+        await _listening(port)
+        settings = {"url": f"http://127.0.0.1:{port}/mcp", "tools": {"send_email": {"mode": "passthrough"}}}
+        async with _guard(tmp_path, **settings) as runtime, agent_client(runtime) as agent:
+            sent = await agent.call_tool("send_email", email, meta=meta("h-1"))
+            assert sent.is_error is False, text(sent)
+            await agent.call_tool("guard_commit", {"summary": "mail"}, meta=meta("h-1"))
+            shops[0].kill()
+            shops[0].wait(10)
+            refused = await agent.call_tool("send_email", email, meta=meta("h-2"))
+            assert refused.is_error is True
+            assert "it was not applied" in text(refused), text(refused)
+            await agent.call_tool("guard_rollback", {}, meta=meta("h-2"))
+            assert "backend" in await runtime.ready()
+            shops.append(_http_shop(port, shop_journal))
+            await _listening(port)
+            again = await agent.call_tool("send_email", email, meta=meta("h-3"))
+            assert again.is_error is False, text(again)
+            await agent.call_tool("guard_commit", {"summary": "mail"}, meta=meta("h-3"))
+            assert await runtime.ready() == {}
+    finally:
+        for shop in shops:
+            shop.kill()
+            shop.wait(10)
+    assert [entry["tool"] for entry in journal(shop_journal)] == ["send_email"]  # the restarted shop's own
