@@ -610,6 +610,81 @@ def transactions_show(
     _print_detail(detail)
 
 
+def _finish(config: Path | None, transaction_id: str, step: Any, operator: str) -> TxnDetail | None:
+    """An operator's step on a partial commit, from this process: the upstream reached as the config says,
+    the outbox and the audit log in the configured store, the lease held as ``<instance>/cli``."""
+    from guard.clock import SystemClock
+    from guard.edge.mcp_client import connect_upstream
+    from guard.runtime import mcp_backend
+    from guard.store.sql_outbox import SqlOutbox
+    from guard.transaction.recovery import finish
+
+    settings = _settings(config)
+    if settings.backend.kind != "mcp":
+        raise _fail(
+            f"the {settings.backend.kind} backend commits all-or-nothing: it has no partial commit to finish",
+            ExitCode.USAGE,
+        )
+    server = settings.server.model_copy(update={"instance": f"{settings.server.instance}/cli"})
+    settings = settings.model_copy(update={"server": server})
+
+    async def work(audit: Any) -> TxnDetail | None:
+        backend = mcp_backend(
+            settings, connect_upstream(settings.backend.mcp), SqlOutbox(audit.engine), clock=SystemClock()
+        )
+        await backend.start()
+        try:
+            await finish(audit, backend, SystemClock(), transaction_id, step, operator)
+        finally:
+            await backend.close()
+        detail: TxnDetail | None = await audit.get_transaction(transaction_id)
+        return detail
+
+    return _audit_call(config, work)
+
+
+_OPERATOR = Annotated[str, typer.Option("--operator", help="Who does it, for the audit log.", envvar="USER")]
+
+
+@transactions_app.command("resume")
+def transactions_resume(
+    ctx: typer.Context,
+    transaction_id: Annotated[str, typer.Argument(help="A partial transaction's id.")],
+    config: ConfigOption = None,
+    operator: _OPERATOR = "operator",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Send again a partial commit's writes that failed or were not sent, in order."""
+    _show_finished(_finish(config or ctx.obj, transaction_id, None, operator), as_json)
+
+
+@transactions_app.command("resolve")
+def transactions_resolve(
+    ctx: typer.Context,
+    transaction_id: Annotated[str, typer.Argument(help="A partial transaction's id.")],
+    outcome: Annotated[str, typer.Argument(help="applied or failed: what you found upstream.")],
+    call: Annotated[int, typer.Option("--call", min=1, help="The write's number (seq in its dispatch).")],
+    config: ConfigOption = None,
+    operator: _OPERATOR = "operator",
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Settle a committed write whose outcome is unknown, as you found it upstream."""
+    from guard.transaction.recovery import Resolve
+
+    if outcome not in ("applied", "failed"):
+        raise _fail(f"outcome {outcome!r}: use applied or failed", ExitCode.USAGE)
+    step = Resolve(call, outcome == "applied")
+    _show_finished(_finish(config or ctx.obj, transaction_id, step, operator), as_json)
+
+
+def _show_finished(detail: TxnDetail | None, as_json: bool) -> None:
+    assert detail is not None
+    if as_json:
+        _print_json(detail.to_dict())
+    else:
+        _print_detail(detail)
+
+
 def main() -> None:
     """The ``guard`` console script."""
     app()

@@ -23,6 +23,7 @@ __all__ = [
     "InstanceInUse",
     "InvalidArguments",
     "InvalidConversation",
+    "NotFinishable",
     "NotFound",
     "PermissionDenied",
     "PreconditionFailed",
@@ -127,6 +128,10 @@ class TransactionError(GuardError):
 
 class TransactionClosed(TransactionError):
     """The transaction was already committed or rolled back."""
+
+
+class NotFinishable(TransactionError):
+    """An operator's resume or resolve that does not fit the commit's state (the text says what does)."""
 
 
 class BackendError(GuardError):

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from guard.tools import Arguments, ErrorText, Tool
 from guard.transaction.execute import CallOutcome
 from judges import Effect, Judge, StateReader
 
-__all__ = ["Backend", "Session", "UpstreamReport"]
+__all__ = ["Backend", "Finishing", "Session", "UpstreamReport"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,3 +113,20 @@ class Backend(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class Finishing(Protocol):
+    """A backend whose commits can end part-applied (``partial``), and how an operator finishes one.
+
+    A database backend commits all-or-nothing and has no such commit; the ``mcp`` backend does.
+    Each raises :class:`guard.errors.NotFinishable` when the commit's state does not allow it.
+    """
+
+    async def resume(self, transaction_id: str) -> UpstreamReport:
+        """Send again the committed writes that certainly did not apply; what the commit came to."""
+        ...
+
+    async def resolve(self, transaction_id: str, seq: int, applied: bool, by: str) -> UpstreamReport:
+        """Settle write ``seq``, whose outcome was unknown, as applied or not (``by`` found out)."""
+        ...

@@ -31,7 +31,7 @@ from guard.backends.outbox import IDEMPOTENCY_KEY, UNSETTLED, EntryStatus, Outbo
 from guard.backends.policy import ToolPolicy, build_arguments
 from guard.backends.upstream import Upstream, UpstreamResult
 from guard.clock import Clock
-from guard.errors import InvalidArguments, ToolError
+from guard.errors import InvalidArguments, NotFinishable, ToolError
 from guard.retry import Retried, RetryRules, call_with_retries
 from guard.tools import Tool
 from guard.transaction.execute import CallOutcome
@@ -54,6 +54,9 @@ CERTAIN = frozenset(
 """Classes of a raised failure after which the call certainly did not take effect."""
 
 TRANSACTION_META = "guard/transaction"
+
+_RESENDABLE = frozenset({EntryStatus.FAILED, EntryStatus.SKIPPED})
+"""Committed deferred writes that certainly did not apply: an operator's resume sends them again."""
 
 _LIVE = frozenset({EntryStatus.HELD, EntryStatus.SENDING, EntryStatus.READY, EntryStatus.DISPATCHING})
 """Entries whose arguments are still needed whole (held or on their way upstream)."""
@@ -197,6 +200,91 @@ class Dispatcher:
             if status is not EntryStatus.APPLIED:
                 log.warning("dispatch of %s stopped at %s: %s", transaction_id, _name(final), error)
                 stopped = final
+        return commit_report(transaction_id, await self._scrubbed(transaction_id))
+
+    # -- a partial commit, finished by an operator -------------------------------------------
+
+    async def _committed(self, transaction_id: str) -> list[OutboxEntry]:
+        entries = [e for e in await self.outbox.entries(transaction_id) if e.committed_at is not None]
+        if not entries:
+            raise NotFinishable(
+                f"transaction {transaction_id} has no committed writes in the outbox",
+                transaction_id=transaction_id,
+            )
+        return entries
+
+    async def resume(self, transaction_id: str) -> UpstreamReport:
+        """Send again, in order, the committed writes that failed or were not sent.
+
+        Refused while a write's outcome is unknown (the operator resolves it first: sending it again
+        might apply it twice) or while a guard is dispatching the commit.
+        """
+        entries = await self._committed(transaction_id)
+        unknown = [e for e in entries if e.status is EntryStatus.UNKNOWN]
+        if unknown:
+            first = unknown[0]
+            raise NotFinishable(
+                f"the outcome of {_name(first)} is unknown: check the upstream, then resolve it "
+                f"(guard transactions resolve {transaction_id} --call {first.seq} applied|failed) "
+                "before resuming",
+                transaction_id=transaction_id,
+            )
+        if any(e.status in UNSETTLED for e in entries):
+            raise NotFinishable(
+                f"transaction {transaction_id} is being dispatched now; wait for its outcome",
+                transaction_id=transaction_id,
+            )
+        todo = [e for e in entries if e.mode == "defer" and e.status in _RESENDABLE]
+        if not todo:
+            raise NotFinishable(
+                f"transaction {transaction_id} has no failed or unsent write to resume",
+                transaction_id=transaction_id,
+            )
+        now = self.clock.now()
+        for entry in todo:
+            again = advance(
+                entry,
+                EntryStatus.READY,
+                now,
+                instance=self.instance,
+                lease_until=now + self._lease,
+                error=None,
+                error_class=None,
+            )
+            if not await self.outbox.swap(entry.status, again):
+                raise NotFinishable(
+                    f"{_name(entry)} of {transaction_id} changed meanwhile (another guard is finishing it)",
+                    transaction_id=transaction_id,
+                )
+        log.warning("resuming the commit of %s: %d write(s) to send", transaction_id, len(todo))
+        return await self.dispatch(transaction_id)
+
+    async def resolve(self, transaction_id: str, seq: int, applied: bool, by: str) -> UpstreamReport:
+        """Settle a committed write whose outcome is unknown, as the operator found it upstream."""
+        entries = await self._committed(transaction_id)
+        entry = next((e for e in entries if e.seq == seq), None)
+        if entry is None:
+            raise NotFinishable(
+                f"transaction {transaction_id} has no committed write #{seq}", transaction_id=transaction_id
+            )
+        if entry.status is not EntryStatus.UNKNOWN:
+            raise NotFinishable(
+                f"{_name(entry)} is {entry.status.value}: only a write whose outcome is unknown is resolved",
+                transaction_id=transaction_id,
+            )
+        outcome = "applied" if applied else "failed"
+        settled_entry = advance(
+            entry,
+            EntryStatus.APPLIED if applied else EntryStatus.FAILED,
+            self.clock.now(),
+            error=None if applied else f"resolved by {by}: not applied upstream (was: {entry.error})",
+            error_class=None if applied else entry.error_class,
+        )
+        if not await self.outbox.swap(EntryStatus.UNKNOWN, settled_entry):
+            raise NotFinishable(
+                f"{_name(entry)} of {transaction_id} changed meanwhile", transaction_id=transaction_id
+            )
+        log.warning("%s resolved %s of %s as %s", by, _name(entry), transaction_id, outcome)
         return commit_report(transaction_id, await self._scrubbed(transaction_id))
 
     # -- rollback --------------------------------------------------------------------------

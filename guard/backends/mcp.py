@@ -357,6 +357,12 @@ class McpBackend:
             reports.append(await self.dispatcher.dispatch(ident))
         return reports
 
+    async def resume(self, transaction_id: str) -> UpstreamReport:
+        return await self.dispatcher.resume(transaction_id)
+
+    async def resolve(self, transaction_id: str, seq: int, applied: bool, by: str) -> UpstreamReport:
+        return await self.dispatcher.resolve(transaction_id, seq, applied, by)
+
     async def ping(self) -> None:
         await asyncio.wait_for(self.upstream.ping(), timeout=self.settings.timeout_s)
 

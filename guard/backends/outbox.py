@@ -10,6 +10,12 @@ named by its idempotency key (sent upstream in ``_meta``). A deferred write::
          ready ──an earlier write did not apply──▶ skipped
     held ──rollback / abort──▶ discarded
 
+A committed write that did not apply is finished by an operator (``guard transactions resume`` and
+``resolve``)::
+
+    failed | skipped ──resume──▶ ready ──▶ …        (sent again, in order)
+    unknown ──resolve──▶ applied | failed            (the operator checked the upstream)
+
 A passthrough write (sent at once)::
 
     sending ──▶ applied | failed | unknown        (a retry of the same call sends again)
@@ -68,8 +74,9 @@ _NEXT: dict[EntryStatus, frozenset[EntryStatus]] = {
     _S.DISPATCHING: frozenset({_S.DISPATCHING, _S.APPLIED, _S.FAILED, _S.UNKNOWN, _S.SKIPPED}),
     _S.SENDING: frozenset({_S.APPLIED, _S.FAILED, _S.UNKNOWN}),
     _S.APPLIED: frozenset({_S.COMPENSATED, _S.IRREVERSIBLE}),
-    _S.FAILED: frozenset({_S.SENDING}),
-    _S.UNKNOWN: frozenset({_S.SENDING}),
+    _S.FAILED: frozenset({_S.SENDING, _S.READY}),
+    _S.UNKNOWN: frozenset({_S.SENDING, _S.APPLIED, _S.FAILED}),
+    _S.SKIPPED: frozenset({_S.READY}),
 }
 UNSETTLED = frozenset({_S.READY, _S.DISPATCHING})
 """Statuses of a committed write that has not reached the upstream for certain yet."""
@@ -147,6 +154,11 @@ class Outbox(Protocol):
         """The transaction's entries in call order."""
         ...
 
+    async def swap(self, was: EntryStatus, entry: OutboxEntry) -> bool:
+        """Replace the entry with the same key if it is still ``was``; whether it was (a compare-and-set,
+        so that two guards finishing the same commit cannot both send a write)."""
+        ...
+
     async def seal(self, transaction_id: str, instance: str, at: datetime, lease_until: datetime) -> None:
         """Decide the commit, atomically: stamp ``committed_at`` on every entry, held ones become ready."""
         ...
@@ -180,6 +192,13 @@ class MemoryOutbox:
         if entry.key not in self.rows:
             raise KeyError(f"no outbox entry {entry.key}")
         self.rows[entry.key] = entry
+
+    async def swap(self, was: EntryStatus, entry: OutboxEntry) -> bool:
+        current = self.rows.get(entry.key)
+        if current is None or current.status is not was:
+            return False
+        self.rows[entry.key] = entry
+        return True
 
     async def entries(self, transaction_id: str) -> list[OutboxEntry]:
         return sorted(

@@ -1,4 +1,5 @@
-"""The admin API: health, readiness, the audit log, and an operator's commit, rollback and review.
+"""The admin API: health, readiness, the audit log, and an operator's commit, rollback, review, and the
+finishing of a partial commit (resume, resolve).
 
 One class holds the endpoints over a runtime; :func:`admin_router` lists them
 as routes, one line each. Authentication and the Host/Origin and size checks
@@ -11,7 +12,7 @@ last call, as ``_meta["guard/conversation"]`` carries them on the commit tool
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from fastapi import APIRouter, HTTPException
 from fastapi.responses import JSONResponse
@@ -21,10 +22,11 @@ from guard.audit.log import LISTING_FILTERS
 from guard.errors import RequestRejected
 from guard.runtime import Runtime
 from guard.transaction.conversation import TurnIn, checked
+from guard.transaction.recovery import Resolve
 from guard.transaction.replies import CommitReply
 from guard.transaction.state import Via
 
-__all__ = ["CommitBody", "ReviewBody", "RollbackBody", "admin_router"]
+__all__ = ["CommitBody", "ResolveBody", "ResumeBody", "ReviewBody", "RollbackBody", "admin_router"]
 
 
 class CommitBody(BaseModel):
@@ -46,6 +48,15 @@ class RollbackBody(BaseModel):
 
 class ReviewBody(BaseModel):
     reviewer: str = Field(min_length=1, max_length=128)
+
+
+class ResumeBody(BaseModel):
+    operator: str = Field(min_length=1, max_length=128, description="Who resumes it (for the audit log).")
+
+
+class ResolveBody(ResumeBody):
+    call: int = Field(ge=1, description="The write's number (its ``seq`` in the commit's dispatch).")
+    outcome: Literal["applied", "failed"] = Field(description="What the operator found upstream.")
 
 
 class _Admin:
@@ -88,6 +99,15 @@ class _Admin:
     async def rollback(self, transaction_id: str, body: RollbackBody) -> dict[str, Any]:
         return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via=Via.ADMIN))
 
+    async def resume(self, transaction_id: str, body: ResumeBody) -> dict[str, Any]:
+        await self.manager.finish(transaction_id, None, body.operator)
+        return await self.show_transaction(transaction_id)
+
+    async def resolve(self, transaction_id: str, body: ResolveBody) -> dict[str, Any]:
+        step = Resolve(body.call, body.outcome == "applied")
+        await self.manager.finish(transaction_id, step, body.operator)
+        return await self.show_transaction(transaction_id)
+
     async def approve(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
         return _body(await self.manager.review(transaction_id, approve=True, reviewer=body.reviewer))
 
@@ -110,6 +130,8 @@ def admin_router(runtime: Runtime) -> APIRouter:
         ("GET", "/transactions/{transaction_id}", admin.show_transaction),
         ("POST", "/transactions/{transaction_id}/commit", admin.commit),
         ("POST", "/transactions/{transaction_id}/rollback", admin.rollback),
+        ("POST", "/transactions/{transaction_id}/resume", admin.resume),
+        ("POST", "/transactions/{transaction_id}/resolve", admin.resolve),
         ("POST", "/transactions/{transaction_id}/approve", admin.approve),
         ("POST", "/transactions/{transaction_id}/reject", admin.reject),
     ):

@@ -258,6 +258,11 @@ def _settle(waiter: asyncio.Future[None], failure: Exception | None) -> None:
 class SqlAudit:
     """Writes every record before it returns; calls in group-committed batches."""
 
+    @property
+    def engine(self) -> AsyncEngine:
+        """The store's engine, which the outbox of an ``mcp`` backend shares."""
+        return self._engine
+
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._queue: list[tuple[CallEntry, asyncio.Future[None]]] = []

@@ -74,6 +74,15 @@ class SqlOutbox:
             if done.rowcount != 1:
                 raise KeyError(f"no outbox entry {entry.key}")
 
+    async def swap(self, was: EntryStatus, entry: OutboxEntry) -> bool:
+        async with self._engine.begin() as conn:
+            done = await conn.execute(
+                update(outbox)
+                .where(outbox.c.key == entry.key, outbox.c.status == was.value)
+                .values(**_values(entry))
+            )
+            return bool(done.rowcount == 1)
+
     async def entries(self, transaction_id: str) -> list[OutboxEntry]:
         query = select(outbox).where(outbox.c.transaction_id == transaction_id).order_by(outbox.c.seq)
         async with self._engine.connect() as conn:

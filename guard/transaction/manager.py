@@ -52,12 +52,13 @@ from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
 from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
 from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
-from guard.transaction.recovery import record_recovered
+from guard.transaction.recovery import Resolve, finish, record_recovered
 from guard.transaction.replies import (
     CommitReply,
     ToolReply,
     TxnKey,
     call_reply,
+    closed_text,
     commit_message,
     committed_text,
     enforced,
@@ -272,9 +273,10 @@ class TransactionManager:
                 raise HeldElsewhere(key.id, owner.instance)
             status = owner.status
         if status is not None:
-            raise TransactionClosed(
-                f"transaction {key.id} is {status}; use a new transaction key", transaction_id=key.id
-            )
+            reason = None
+            if status is Status.PARTIAL and (detail := await self.audit.get_transaction(key.id)) is not None:
+                status, reason = detail.transaction.status, detail.transaction.close_reason
+            raise TransactionClosed(closed_text(key.id, status, reason), transaction_id=key.id)
         by_principal = self._reserved[key.principal] + sum(
             live.state.principal == key.principal for live in self._live.values()
         )
@@ -679,6 +681,13 @@ class TransactionManager:
         live.record = replace(live.record, rollback_turns=turns_data(turns))
         await self._carry_out(live, commands, via)
         return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
+
+    async def finish(self, transaction_id: str, step: Resolve | None, by: str) -> TxnRecord:
+        """An operator's resume (``step`` None) or resolve of a partial commit (see :func:`finish`)."""
+        ended = await finish(self.audit, self.backend, self.clock, transaction_id, step, by)
+        if transaction_id in self._closed:
+            self._closed[transaction_id] = ended.status
+        return ended
 
     async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
         """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""

@@ -22,16 +22,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Collection, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from guard.audit.log import Audit, CommitEntry, TxnRecord
-from guard.backends.base import Backend, UpstreamReport
+from guard.audit.log import Audit, CommitEntry, TxnDetail, TxnRecord
+from guard.backends.base import Backend, Finishing, UpstreamReport
 from guard.clock import Clock
+from guard.errors import NotFinishable
 from guard.transaction.state import CommitStatus, Status, Via
 from judges import Decision
 
-__all__ = ["record_recovered", "settle", "settle_interrupted"]
+__all__ = ["Resolve", "finish", "record_recovered", "settle", "settle_interrupted"]
 
 log = logging.getLogger(__name__)
 
@@ -116,31 +117,94 @@ async def record_recovered(
                 "recovered transaction %s is not in the audit log: %s", report.transaction_id, report.message
             )
             continue
-        now = clock.now()
         record = detail.transaction
         if report.action == "commit":
-            status = Status.COMMITTED if report.complete else Status.PARTIAL
             reason = f"commit finished by {instance} after an interruption: {report.message}"
-            ended = replace(record, status=status, close_reason=reason, closed_at=now, updated_at=now)
-            outcome = CommitStatus(status.value)
-            entry = CommitEntry(
-                transaction_id=report.transaction_id,
-                attempt=len(detail.commits) + 1,
-                via=Via.RECOVERY,
-                decision=Decision.ALLOW,
-                status=outcome,
-                findings=[],
-                effects=[],
-                summary=record.summary,
-                at=now,
-                dispatch=list(report.writes),
-            )
-            # the interrupted attempt (another replica's, maybe) takes the outcome, in the same write
-            interrupted = [c for c in detail.commits if c.status is CommitStatus.COMMITTING]
-            settled = [replace(c, status=outcome) for c in interrupted]
-            await audit.record_commit(entry, ended, *settled)
+            await _record_dispatch(audit, detail, report, Via.RECOVERY, reason, record.summary, clock.now())
         else:
+            now = clock.now()
             reason = f"{record.close_reason or record.status}; {report.message}"
             ended = replace(record, close_reason=reason, closed_at=now, updated_at=now)
             await audit.update_transaction(ended)
         log.warning("transaction %s: %s", report.transaction_id, reason)
+
+
+async def _record_dispatch(
+    audit: Audit,
+    detail: TxnDetail,
+    report: UpstreamReport,
+    via: Via,
+    reason: str,
+    summary: str | None,
+    now: datetime,
+) -> TxnRecord:
+    """A commit's dispatch, finished after its attempt: one more attempt ``via`` with what it dispatched;
+    the transaction ends ``committed`` or ``partial``, and an interrupted attempt takes the same outcome."""
+    status = Status.COMMITTED if report.complete else Status.PARTIAL
+    outcome = CommitStatus(status.value)
+    ended = replace(detail.transaction, status=status, close_reason=reason, closed_at=now, updated_at=now)
+    entry = CommitEntry(
+        transaction_id=report.transaction_id,
+        attempt=len(detail.commits) + 1,
+        via=via,
+        decision=Decision.ALLOW,
+        status=outcome,
+        findings=[],
+        effects=[],
+        summary=summary,
+        at=now,
+        dispatch=list(report.writes),
+    )
+    # the interrupted attempt (another replica's, maybe) takes the outcome, in the same write
+    interrupted = [c for c in detail.commits if c.status is CommitStatus.COMMITTING]
+    await audit.record_commit(entry, ended, *(replace(c, status=outcome) for c in interrupted))
+    return ended
+
+
+@dataclass(frozen=True, slots=True)
+class Resolve:
+    """An operator's finding on a write whose outcome was unknown: ``seq`` was applied upstream, or not."""
+
+    seq: int
+    applied: bool
+
+
+async def finish(
+    audit: Audit,
+    backend: Backend,
+    clock: Clock,
+    transaction_id: str,
+    step: Resolve | None,
+    by: str,
+) -> TxnRecord:
+    """An operator's step on a ``partial`` transaction: ``resume`` (``step`` None) sends again what did not
+    apply, a :class:`Resolve` settles an unknown write; recorded as a commit attempt ``via operator``.
+
+    Raises :class:`guard.errors.NotFinishable` when the transaction is not partial, or its backend
+    commits all-or-nothing, or the step does not fit its writes; nothing changes then.
+    """
+    detail = await audit.get_transaction(transaction_id)
+    if detail is None:
+        raise NotFinishable(f"no transaction {transaction_id}", transaction_id=transaction_id)
+    if detail.transaction.status is not Status.PARTIAL:
+        raise NotFinishable(
+            f"transaction {transaction_id} is {detail.transaction.status.value}: only a partial commit is "
+            "resumed or resolved",
+            transaction_id=transaction_id,
+        )
+    if not isinstance(backend, Finishing):
+        raise NotFinishable(
+            f"the {backend.name} backend commits all-or-nothing: it has no partial commit to finish",
+            transaction_id=transaction_id,
+        )
+    if step is None:
+        report = await backend.resume(transaction_id)
+        what = f"resumed by {by}"
+    else:
+        report = await backend.resolve(transaction_id, step.seq, step.applied, by)
+        outcome = "applied" if step.applied else "not applied"
+        what = f"write #{step.seq} resolved as {outcome} by {by}"
+    reason = f"{what}: {report.message}"
+    ended = await _record_dispatch(audit, detail, report, Via.OPERATOR, reason, what, clock.now())
+    log.warning("transaction %s: %s", transaction_id, reason)
+    return ended

@@ -205,6 +205,19 @@ def lost_text(transaction_id: str, reason: str) -> str:
     )
 
 
+def closed_text(transaction_id: str, status: str, reason: str | None) -> str:
+    """What a call on an ended transaction reads; a partial commit says what reached the upstream and
+    what did not, so that the agent neither redoes an applied write nor takes the rest as done."""
+    if status != "partial":
+        return f"transaction {transaction_id} is {status}; use a new transaction key"
+    return (
+        f"transaction {transaction_id} was committed in part: {reason or 'see its dispatch'}. Do not redo "
+        "the writes that were applied. The others stay recorded in the guard: an operator can send again "
+        f"the ones that failed or were not sent (guard transactions resume {transaction_id}); to do them "
+        "yourself instead, redo only those, in a new transaction (a new key)"
+    )
+
+
 def unrecorded_call(tool: str, seq: int, transaction_id: str, error: Exception) -> tuple[str, str]:
     """The close reason, and the agent's text, of a call the audit log could not record (its transaction is
     rolled back so that nothing unrecorded is committed)."""

@@ -86,6 +86,8 @@ class Via(StrEnum):
     """The audit log could not record a call."""
     BACKEND = "backend"
     """The backend lost the transaction."""
+    OPERATOR = "operator"
+    """An operator finishing a partial commit (``guard transactions resume`` or ``resolve``)."""
 
 
 class CommitStatus(StrEnum):

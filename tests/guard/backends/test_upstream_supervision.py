@@ -27,7 +27,7 @@ from guard.runtime import Runtime, build_runtime
 from guard.store.migrate import upgrade
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import journal
-from tests.guard.conftest import agent_client, free_port, meta, no_sleep
+from tests.guard.conftest import agent_client, free_port, meta, no_sleep, until
 from tests.guard.mcp_support import body, mcp_settings, text
 
 _RECONNECT = {"initial_backoff_s": 0.05, "max_backoff_s": 0.2, "wait_s": 1.0}
@@ -83,13 +83,6 @@ def _kill_stdio_shop(tmp_path: Path) -> None:
     assert killed == 1, found.stdout
 
 
-async def _until(check: Any, timeout_s: float = 10.0) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout_s
-    while not check():
-        assert asyncio.get_running_loop().time() < deadline, "timed out"
-        await asyncio.sleep(0.05)
-
-
 async def test_a_stdio_upstream_that_dies_is_respawned_and_reads_go_on(tmp_path: Path) -> None:
     """Requirement G45: the child killed, the next read is answered by a new one; readiness stays true."""
     async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
@@ -119,7 +112,7 @@ async def test_a_write_while_the_upstream_is_down_is_recorded_as_not_sent(tmp_pa
         problems = await runtime.ready()
         assert "is down" in problems["backend"], problems
         down.unlink()
-        await _until(lambda: _upstream(runtime).status.connected)
+        await until(lambda: _upstream(runtime).status.connected)
         assert await runtime.ready() == {}
         read = await agent.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("d-2"))
     assert read.is_error is True  # the write was never sent: no such order
