@@ -196,11 +196,19 @@ class McpToolSettings(_Section):
     compensate: CompensationSettings | None = Field(
         None, description="For a passthrough write: the call that undoes it on rollback."
     )
+    preview: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_-]*$",
+        description="A write's boolean argument that, true, makes the call a dry run the upstream applies "
+        "nowhere (e.g. dryRun): such a call is forwarded at once and its answer returned, like a read.",
+    )
 
     @model_validator(mode="after")
     def _compensate_passthrough(self) -> McpToolSettings:
         if self.compensate is not None and self.mode in ("read", "defer"):
             raise ValueError(f"compensate applies to passthrough writes, not to mode {self.mode}")
+        if self.preview is not None and self.mode == "read":
+            raise ValueError("preview applies to writes; a read is forwarded at once anyway")
         return self
 
 
@@ -224,6 +232,13 @@ class McpSettings(_Section):
     )
     tools: dict[str, McpToolSettings] = Field(default_factory=dict, description="Per-tool overrides.")
     dispatch: DispatchSettings = Field(default_factory=DispatchSettings)
+    withdraw_tool_name: str | None = Field(
+        "guard_withdraw",
+        min_length=1,
+        max_length=64,
+        description="The tool by which an agent takes back a deferred write it has not committed (to "
+        "replace it after a blocked commit without rolling back everything); null: not offered.",
+    )
     reconnect: ReconnectSettings = Field(default_factory=ReconnectSettings)
 
     @model_validator(mode="after")

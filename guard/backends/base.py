@@ -8,7 +8,7 @@ from typing import Any, Literal, Protocol, runtime_checkable
 
 from guard.tools import Arguments, ErrorText, Tool
 from guard.transaction.execute import CallOutcome
-from judges import Effect, Judge, StateReader
+from judges import Effect, Finding, Judge, StateReader
 
 __all__ = ["Backend", "Finishing", "Session", "UpstreamReport"]
 
@@ -56,6 +56,11 @@ class Session(Protocol):
         ...
 
     async def effects(self) -> list[Effect]: ...
+
+    def repair(self, findings: Sequence[Finding]) -> str | None:
+        """After a blocked commit: how the agent can repair the transaction without rolling it back
+        (None: by undoing its changes with further calls, as any backend allows)."""
+        ...
 
     async def commit(self) -> UpstreamReport | None:
         """Apply the transaction; a report when it could not be applied atomically.

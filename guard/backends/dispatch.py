@@ -383,7 +383,8 @@ def _report(
 
 def commit_report(transaction_id: str, entries: Sequence[OutboxEntry]) -> UpstreamReport:
     """What a commit's dispatch came to; complete when every deferred write was applied."""
-    deferred = [e for e in entries if e.mode == "defer"]
+    deferred = [e for e in entries if e.mode == "defer" and e.status is not EntryStatus.DISCARDED]
+    withdrawn = [e for e in entries if e.mode == "defer" and e.status is EntryStatus.DISCARDED]
     applied = [e for e in deferred if e.status is EntryStatus.APPLIED]
     failed = [e for e in deferred if e.status is EntryStatus.FAILED]
     unknown = [e for e in deferred if e.status is EntryStatus.UNKNOWN]
@@ -404,6 +405,7 @@ def commit_report(transaction_id: str, entries: Sequence[OutboxEntry]) -> Upstre
         f"not sent: {_listing(skipped, detail=False)}" if skipped else "",
         f"still in the outbox: {_listing(pending, detail=False)}" if pending else "",
         f"{len(passed)} passthrough write(s) were applied when called" if passed else "",
+        f"withdrawn before commit, not sent: {_listing(withdrawn, detail=False)}" if withdrawn else "",
     ]
     return _report(transaction_id, "commit", entries, complete, parts)
 

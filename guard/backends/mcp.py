@@ -37,15 +37,16 @@ from guard.backends.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advanc
 from guard.backends.policy import ToolPolicy, resolve_policies, tool_spec
 from guard.backends.upstream import Upstream
 from guard.clock import Clock
-from guard.errors import BackendError, ToolError
+from guard.errors import BackendError, NotFound, PreconditionFailed, ToolError
+from guard.json_schema import JsonSchemaArguments
 from guard.retry import RetryPolicy, RetryRules
 from guard.settings import McpSettings
 from guard.tools import Arguments, ErrorText, Tool, plain_error_text
 from guard.transaction.execute import CallOutcome
-from judges import Effect, Judge, Query, StateSnapshot, call_effect
+from judges import Effect, Finding, Judge, Query, Severity, StateSnapshot, call_effect
 from judges.classify import ErrorClass
 
-__all__ = ["McpBackend", "McpSession", "NoState"]
+__all__ = ["McpBackend", "McpSession", "NoState", "withdraw_tool"]
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,37 @@ class NoState:
         return StateSnapshot()
 
 
+def withdraw_tool(name: str) -> Tool:
+    """The guard's own tool that takes back a held (deferred) write before commit."""
+    schema = {
+        "type": "object",
+        "properties": {
+            "seq": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "The held write's number (seq in its deferred receipt).",
+            }
+        },
+        "required": ["seq"],
+        "additionalProperties": False,
+    }
+    return Tool(
+        name=name,
+        description=(
+            "Take back a write this transaction holds (status 'deferred'): it will not be sent at commit. "
+            "Use it to repair a transaction after a blocked commit: withdraw the write the reason names, "
+            "call the tool again with corrected arguments, and commit; nothing else is lost."
+        ),
+        input_schema=schema,
+        output_schema=None,
+        write=False,
+        idempotent=False,
+        destructive=False,
+        check=JsonSchemaArguments(schema, tool=name),
+        repeat_safe=False,
+    )
+
+
 def _canonical(arguments: Mapping[str, Any]) -> str:
     return json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -75,7 +107,8 @@ class McpSession:
         self._id = transaction_id
         self._seq = 0
         self._retrying: tuple[str, OutboxEntry] | None = None
-        self._held: list[str] = []
+        self._held: dict[str, tuple[int, str]] = {}
+        """The deferred writes held now: idempotency key → (seq, tool)."""
         self._applied: list[str] = []
         self.reader = NoState()
 
@@ -90,9 +123,55 @@ class McpSession:
         """What a read in a transaction holding deferred writes must say: it does not see them."""
         if not self._held:
             return None
+        held = ", ".join(f"{tool} (#{seq})" for seq, tool in self._held.values())
         return (
-            f"(guard: this transaction holds {len(self._held)} deferred write(s) ({', '.join(self._held)}) "
-            "that reach the upstream only when it commits; this read does not reflect them)"
+            f"(guard: this transaction holds {len(self._held)} deferred write(s) ({held}) that reach the "
+            "upstream only when it commits; this read does not reflect them)"
+        )
+
+    def repair(self, findings: Sequence[Finding]) -> str | None:
+        """How a blocked commit is repaired without a rollback: the held writes the findings name (or all
+        of them, when a finding names none), to withdraw and call again corrected."""
+        withdraw = self._backend.settings.withdraw_tool_name
+        if withdraw is None or not self._held:
+            return None
+        named = {str(f.evidence.get("key")) for f in findings if f.severity is not Severity.WARN}
+        concerned = [held for key, held in self._held.items() if key in named] or list(self._held.values())
+        listed = ", ".join(f"#{seq} {tool}" for seq, tool in concerned)
+        first = concerned[0][0]
+        return (
+            f"to repair without rolling back, withdraw the held write(s) concerned ({listed}) with "
+            f'{withdraw} {{"seq": {first}}}, call the tool again with corrected arguments if it is still '
+            "wanted, then commit again"
+        )
+
+    async def _withdraw(self, arguments: Mapping[str, Any]) -> CallOutcome:
+        seq = arguments["seq"]
+        entry = next((e for e in await self._backend.outbox.entries(self._id) if e.seq == seq), None)
+        if entry is None:
+            return CallOutcome(error=NotFound(f"this transaction has no write #{seq}"))
+        if entry.status is not EntryStatus.HELD:
+            standing = (
+                "it was sent to the upstream when called and cannot be taken back; rolling back the "
+                "transaction undoes what can be undone"
+                if entry.mode == "passthrough"
+                else f"it is {entry.status.value}"
+            )
+            return CallOutcome(error=PreconditionFailed(f"write #{seq} ({entry.tool}) {standing}"))
+        now = self._backend.clock.now()
+        await self._backend.outbox.save(
+            advance(entry, EntryStatus.DISCARDED, now, error="withdrawn by the agent before commit")
+        )
+        self._held.pop(entry.key, None)
+        return CallOutcome(
+            value={
+                "status": "withdrawn",
+                "seq": seq,
+                "tool": entry.tool,
+                "arguments": entry.arguments,
+                "message": f"write #{seq} ({entry.tool}) is withdrawn: it will not be sent. Call the tool "
+                "again if a corrected write is wanted.",
+            }
         )
 
     def _entry(
@@ -115,20 +194,33 @@ class McpSession:
 
     async def call(self, spec: Tool, arguments: Arguments) -> CallOutcome:
         checked = arguments.model_dump(mode="json") if isinstance(arguments, BaseModel) else dict(arguments)
+        if spec.name == self._backend.settings.withdraw_tool_name:
+            return await self._withdraw(checked)
         policy = self._backend.policy(spec.name)
-        if policy.mode == "read":
-            result = await self._backend.upstream.call_tool(spec.name, checked)
-            outcome = result_outcome(result, self._backend.dispatcher.classify)
-            return replace(outcome, note=self._read_note()) if outcome.ok else outcome
+        if policy.mode == "read" or policy.previews(checked):
+            return await self._forward(spec.name, checked)
         if policy.mode == "defer":
             return await self._defer(spec.name, checked)
         return await self._pass(policy, checked)
+
+    async def _forward(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+        """A read (or a dry run) sent at once; whatever it comes to, it says what it does not see."""
+        classify = self._backend.dispatcher.classify
+        try:
+            result = await self._backend.upstream.call_tool(tool, arguments)
+        except Exception as exc:  # an outcome, so that it carries the note (retried all the same)
+            error_class = classify(exc)
+            error = ToolError(
+                f"{tool}: the upstream call failed ({error_class}: {exc})", error_class=error_class
+            )
+            return CallOutcome(error=error, note=self._read_note())
+        return replace(result_outcome(result, classify), note=self._read_note())
 
     async def _defer(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         entry = self._entry(tool, arguments, "defer", EntryStatus.HELD)
         await self._backend.outbox.add(entry)
         self._seq = entry.seq
-        self._held.append(tool)
+        self._held[entry.key] = (entry.seq, tool)
         return CallOutcome(
             value={
                 "status": "deferred",
@@ -303,7 +395,7 @@ class McpBackend:
     @property
     def tables(self) -> frozenset[str]:
         """Each tool's writes are effects in the table ``call:<tool>``."""
-        return frozenset(call_effect(name, "", {}).table for name in self._specs)
+        return frozenset(call_effect(name, "", {}).table for name in self._policies)
 
     async def start(self) -> None:
         await self.upstream.start()
@@ -311,6 +403,13 @@ class McpBackend:
             listed = await self.upstream.list_tools()
             self._policies = resolve_policies(listed, self.settings)
             self._specs = {tool.name: tool_spec(tool, self._policies[tool.name]) for tool in listed}
+            withdraw = self.settings.withdraw_tool_name
+            if withdraw is not None:
+                if withdraw in self._specs:
+                    raise BackendError(
+                        f"the upstream has a tool named {withdraw!r}; set backend.mcp.withdraw_tool_name"
+                    )
+                self._specs[withdraw] = withdraw_tool(withdraw)
         except BaseException:
             await self.upstream.close()
             raise

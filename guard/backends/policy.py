@@ -42,6 +42,12 @@ class ToolPolicy:
     source: Literal["config", "annotations", "unknown"]
     safe_to_repeat: bool
     compensate: CompensationSettings | None = None
+    preview: str | None = None
+    """The boolean argument that, true, makes a call of this write a dry run forwarded at once."""
+
+    def previews(self, arguments: Mapping[str, Any]) -> bool:
+        """Whether this call is a dry run (its preview argument is exactly ``true``)."""
+        return self.preview is not None and arguments.get(self.preview) is True
 
     @property
     def write(self) -> bool:
@@ -77,6 +83,7 @@ def classify_tool(
         source=source,
         safe_to_repeat=idempotent or honours_keys,
         compensate=override.compensate,
+        preview=override.preview,
     )
 
 
@@ -95,7 +102,10 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
         )
         for tool in tools
     }
+    by_name = {tool.name: tool for tool in tools}
     for policy in policies.values():
+        if policy.preview is not None:
+            _check_preview(policy, by_name[policy.name])
         if policy.compensate is None:
             continue
         if policy.mode != "passthrough":
@@ -111,11 +121,26 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
     return policies
 
 
+def _check_preview(policy: ToolPolicy, tool: UpstreamTool) -> None:
+    where = f"backend.mcp.tools.{policy.name}.preview"
+    if policy.mode == "read":
+        raise ConfigError(f"{where}: the tool is a read; preview applies to writes")
+    declared = (tool.input_schema.get("properties") or {}).get(policy.preview)
+    if not isinstance(declared, Mapping) or declared.get("type") != "boolean":
+        raise ConfigError(f"{where}: the tool has no boolean argument {policy.preview!r}")
+
+
 def _note(policy: ToolPolicy) -> str:
     if policy.mode == "defer":
+        preview = (
+            f" A call with {policy.preview}: true is a dry run, sent at once, and its result is the "
+            "upstream's answer."
+            if policy.preview
+            else ""
+        )
         return (
             "(Guard: held until the transaction commits. Calling it changes nothing yet; the result is a "
-            "provisional receipt with status 'deferred', not the upstream's answer.)"
+            f"provisional receipt with status 'deferred', not the upstream's answer.{preview})"
         )
     if policy.mode == "passthrough":
         undo = (

@@ -47,7 +47,7 @@ from guard.store.capture import Capture, Tally
 from guard.store.sql_lease import hold_setup_lock
 from guard.tools import Arguments, FunctionTool, Tool, ToolContext, ToolRegistry
 from guard.transaction.execute import CallOutcome, run_tool
-from judges import Effect, Judge, fold_changes
+from judges import Effect, Finding, Judge, fold_changes
 from judges.classify import ErrorClass, is_lock_wait
 
 __all__ = ["SqlBackend", "SqlSession", "SqlStateReader", "load_tool_module"]
@@ -105,6 +105,10 @@ class SqlSession:
     def applied(self) -> Sequence[str]:
         """Nothing: every write waits in the database transaction until COMMIT."""
         return ()
+
+    def repair(self, findings: Sequence[Finding]) -> str | None:
+        """A database transaction is repaired by further calls that change the rows back or again."""
+        return None
 
     def _alive(self) -> None:
         reason = self.lost()

@@ -560,12 +560,14 @@ class TransactionManager:
                 turns=turns,
             )
             traced = self.ledger.traced(live.state.id, verdict.findings, result.effects, turns)
+            findings = enforced(verdict.findings)
             message = commit_message(
                 live.state.allowed or live.state,
                 verdict.decision,
-                enforced(verdict.findings),
+                findings,
                 len(result.effects),
                 live.session.applied(),
+                live.session.repair(findings) if verdict.decision is Decision.BLOCK else None,
             )
             reply = await self._decided(live, commands, attempt, message)
             self.telemetry.end_commit(

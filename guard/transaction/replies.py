@@ -108,11 +108,13 @@ def commit_message(
     findings: tuple[Finding, ...],
     effects: int,
     applied: Sequence[str] = (),
+    repair: str | None = None,
 ) -> str:
     """The commit reply's one line for the agent, from the state the gate's decision led to.
 
     ``applied`` names the writes that already took effect when called (passthrough writes
     upstream): a block does not undo them, and the line must not say that nothing happened.
+    ``repair`` says how a blocked transaction is repaired in place (:meth:`Session.repair`).
     """
     if state.status is Status.COMMITTED:
         warned = f" with {len(findings)} warning(s)" if findings else ""
@@ -126,12 +128,14 @@ def commit_message(
     )
     if state.status is Status.ROLLED_BACK:
         return f"blocked again and rolled back ({state.close_reason}): {reasons}"
+    then = f"; {repair}" if repair else ""
     if applied:
         return (
             f"blocked: nothing more was committed, but {len(applied)} write(s) already took effect when "
-            f"called and stay applied ({', '.join(applied)}); roll back to undo what can be undone: {reasons}"
+            f"called and stay applied ({', '.join(applied)}); roll back to undo what can be undone: "
+            f"{reasons}{then}"
         )
-    return f"blocked, nothing was committed: {reasons}"
+    return f"blocked, nothing was committed: {reasons}{then}"
 
 
 FAILURE_TEXT: Mapping[ErrorClass, str] = {
@@ -162,7 +166,9 @@ def call_reply(
     if outcome is not None:
         assert outcome.error is not None
         error = outcome.error
-        reply = ToolReply(error_text(spec.name, error), None, True, error.error_class, transaction_id)
+        reply = ToolReply(
+            error_text(spec.name, error), None, True, error.error_class, transaction_id, note=outcome.note
+        )
         return reply, error.message
     error_class = retried.error_classes[-1] if retried.error_classes else ErrorClass.INTERNAL
     message = (

@@ -10,6 +10,8 @@ Faults are scripted per tool (``shop.faults["refund"] = ["unavailable"]``):
 * ``refuse``: a tool error "order ... cannot be refunded: amount exceeds the order total";
 * ``wait``: the call waits for ``shop.release`` (an event) before it runs.
 
+``cancel_order`` with ``dry_run: true`` answers what it would do and changes nothing.
+
 With ``honour_keys`` the shop applies a write at most once per idempotency key
 and answers a repeat with the first result. Run as a module it serves over
 stdio (``python -m tests.fakes.mcp_shop``), its journal kept in the JSON file
@@ -87,7 +89,7 @@ TOOLS = [
     _tool(
         "cancel_order",
         "Cancel an order.",
-        {"order_id": {"type": "string"}, "reason": {"type": "string"}},
+        {"order_id": {"type": "string"}, "reason": {"type": "string"}, "dry_run": {"type": "boolean"}},
         ["order_id"],
         hints=types.ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True),
         output=_ORDER,
@@ -169,6 +171,11 @@ class Shop:
             return _error(
                 f"order {arguments.get('order_id')} cannot be refunded: amount exceeds the order total"
             )
+        if tool == "cancel_order" and arguments.get("dry_run") is True:
+            order = self.orders.get(arguments["order_id"])
+            if order is None:
+                return _error(f"order {arguments['order_id']} not found")
+            return _ok({**order, "status": "would be cancelled (dry run: nothing changed)"})
         if self.honour_keys and key is not None and key in self.seen:
             return _ok(self.seen[key])
         result = self._apply(tool, arguments)

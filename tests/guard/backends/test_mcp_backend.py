@@ -52,6 +52,7 @@ async def test_tools_are_classified_config_then_annotations_then_unknown(tmp_pat
         "get_order",
         "guard_commit",
         "guard_rollback",
+        "guard_withdraw",
         "refund",
         "send_email",
     ]
@@ -64,7 +65,7 @@ async def test_tools_are_classified_config_then_annotations_then_unknown(tmp_pat
             tool.annotations.destructive_hint if tool.annotations else None,
         )
         for name, tool in listed.items()
-        if name not in ("guard_commit", "guard_rollback")
+        if name not in ("guard_commit", "guard_rollback", "guard_withdraw")
     }
     assert shown == {
         "get_order": ("read", "annotations", True, True, None),

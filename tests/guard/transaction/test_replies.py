@@ -105,11 +105,12 @@ async def test_a_deferred_write_says_what_reads_miss_and_its_result_comes_back_a
         assert "the commit reply gives its answer" in receipt["message"]
         read = await agent.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("d-1"))
         assert read.is_error is True, "the order does not exist upstream yet"
+        assert texts(read)[-1].startswith("(guard: this transaction holds 1 deferred write(s)")
         shop.orders["ORD-0"] = {"id": "ORD-0", "item": "lamp", "quantity": 1, "status": "placed"}
         seen = await agent.call_tool("get_order", {"order_id": "ORD-0"}, meta=meta("d-1"))
         assert seen.is_error is False
         assert texts(seen)[-1] == (
-            "(guard: this transaction holds 1 deferred write(s) (create_order) that reach the upstream "
+            "(guard: this transaction holds 1 deferred write(s) (create_order (#1)) that reach the upstream "
             "only when it commits; this read does not reflect them)"
         )
         committed = body(await agent.call_tool("guard_commit", {"summary": "ordered"}, meta=meta("d-1")))
