@@ -142,6 +142,8 @@ class Tool:
     title: str | None = None
     repeat_safe: bool = True
     check: ArgumentsCheck | None = None
+    open_world: bool | None = None
+    """MCP's ``openWorldHint`` as the tool's author gave it (an upstream's); None: not given."""
 
     def validate(self, arguments: Mapping[str, Any] | None) -> Arguments:
         """The arguments checked against the input schema; :class:`InvalidArguments` if they do not fit."""
@@ -159,6 +161,8 @@ class Tool:
             hints["idempotentHint"] = True
         if self.title:
             hints["title"] = self.title
+        if self.open_world is not None:
+            hints["openWorldHint"] = self.open_world
         return hints
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -10,7 +10,7 @@ from guard.tools import Arguments, ErrorText, Tool
 from guard.transaction.execute import CallOutcome
 from judges import Effect, Finding, Judge, StateReader
 
-__all__ = ["Backend", "Finishing", "Session", "UpstreamReport"]
+__all__ = ["Backend", "Finishing", "Relaying", "Session", "UpstreamReport"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,4 +134,13 @@ class Finishing(Protocol):
 
     async def resolve(self, transaction_id: str, seq: int, applied: bool, by: str) -> UpstreamReport:
         """Settle write ``seq``, whose outcome was unknown, as applied or not (``by`` found out)."""
+        ...
+
+
+@runtime_checkable
+class Relaying(Protocol):
+    """A backend in front of an MCP server whose resources and prompts agents may read through the guard."""
+
+    async def relay(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``method`` (``resources/list``, ``resources/read``, ``prompts/get``...), answered upstream."""
         ...

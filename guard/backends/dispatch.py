@@ -70,9 +70,9 @@ def write_meta(entry: OutboxEntry, suffix: str = "") -> dict[str, Any]:
 def result_outcome(result: UpstreamResult, classify: Callable[[object], ErrorClass]) -> CallOutcome:
     """An upstream result as a call outcome; a tool error carries the class of its text."""
     if not result.is_error:
-        return CallOutcome(value=result.value)
+        return CallOutcome(value=result.value, content=result.content)
     text = result.text or "the upstream tool reported an error without text"
-    return CallOutcome(error=ToolError(text, error_class=classify(text)))
+    return CallOutcome(error=ToolError(text, error_class=classify(text)), content=result.content)
 
 
 def fate(error_class: ErrorClass | None, *, raised: bool) -> EntryStatus:

@@ -35,7 +35,7 @@ from guard.backends.base import UpstreamReport
 from guard.backends.dispatch import Dispatcher, fate, result_outcome, write_meta
 from guard.backends.outbox import EntryStatus, Mode, Outbox, OutboxEntry, advance
 from guard.backends.policy import ToolPolicy, resolve_policies, tool_spec
-from guard.backends.upstream import Upstream
+from guard.backends.upstream import RELAYED, Upstream
 from guard.clock import Clock
 from guard.errors import BackendError, NotFound, PreconditionFailed, ToolError
 from guard.json_schema import JsonSchemaArguments
@@ -455,6 +455,12 @@ class McpBackend:
             log.warning("finishing the interrupted commit of %s", ident)
             reports.append(await self.dispatcher.dispatch(ident))
         return reports
+
+    async def relay(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """The upstream's resources and prompts, read-only (:data:`guard.backends.upstream.RELAYED`)."""
+        if method not in RELAYED:
+            raise BackendError(f"{method} is not relayed to the upstream")
+        return await asyncio.wait_for(self.upstream.relay(method, params), self.settings.timeout_s)
 
     async def resume(self, transaction_id: str) -> UpstreamReport:
         return await self.dispatcher.resume(transaction_id)

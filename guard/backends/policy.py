@@ -170,6 +170,7 @@ def tool_spec(tool: UpstreamTool, policy: ToolPolicy) -> Tool:
         title=tool.title,
         check=JsonSchemaArguments(tool.input_schema, tool=tool.name),
         repeat_safe=policy.mode != "passthrough" or policy.safe_to_repeat,
+        open_world=tool.open_world,
     )
 
 

@@ -15,7 +15,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-__all__ = ["Upstream", "UpstreamResult", "UpstreamTool"]
+__all__ = ["RELAYED", "Upstream", "UpstreamResult", "UpstreamTool"]
+
+RELAYED = frozenset(
+    {"resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"}
+)
+"""The upstream's requests the guard relays to agents unchanged: they read, and change nothing."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,15 +35,18 @@ class UpstreamTool:
     read_only: bool | None = None
     destructive: bool | None = None
     idempotent: bool | None = None
+    open_world: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class UpstreamResult:
-    """A ``tools/call`` result: its text (every content block, in order), structured content, error flag."""
+    """A ``tools/call`` result: its text (every content block, in order), structured content, error flag,
+    and the content blocks themselves as JSON (what the agent is sent, unchanged)."""
 
     text: str
     structured: dict[str, Any] | None = None
     is_error: bool = False
+    content: tuple[dict[str, Any], ...] = ()
 
     @property
     def value(self) -> Any:
@@ -60,6 +68,10 @@ class Upstream(Protocol):
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
     ) -> UpstreamResult: ...
+
+    async def relay(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """A read-only request beside the tools (:data:`RELAYED`), answered as the upstream answered it."""
+        ...
 
     async def ping(self) -> None:
         """A cheap round trip; raises when the upstream does not answer."""

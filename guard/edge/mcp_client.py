@@ -48,11 +48,13 @@ R = TypeVar("R")
 
 
 def _text(block: types.ContentBlock) -> str:
+    """A block as the audit log and the judges read it: text as it is, anything else named (the agent
+    gets the block itself)."""
     if isinstance(block, types.TextContent):
         return block.text
     kind = getattr(block, "type", type(block).__name__)
     mime = getattr(block, "mime_type", None)
-    return f"[{kind} content{' ' + mime if mime else ''} not forwarded by the guard]"
+    return f"[{kind} content{' ' + mime if mime else ''}]"
 
 
 def _result(result: types.CallToolResult) -> UpstreamResult:
@@ -60,7 +62,12 @@ def _result(result: types.CallToolResult) -> UpstreamResult:
     structured = result.structured_content
     if not text and structured is not None:
         text = json.dumps(structured, ensure_ascii=False)
-    return UpstreamResult(text, structured if isinstance(structured, dict) else None, bool(result.is_error))
+    blocks = tuple(
+        block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
+    )
+    return UpstreamResult(
+        text, structured if isinstance(structured, dict) else None, bool(result.is_error), blocks
+    )
 
 
 def _tool(tool: types.Tool) -> UpstreamTool:
@@ -74,6 +81,7 @@ def _tool(tool: types.Tool) -> UpstreamTool:
         read_only=None if hints is None else hints.read_only_hint,
         destructive=None if hints is None else hints.destructive_hint,
         idempotent=None if hints is None else hints.idempotent_hint,
+        open_world=None if hints is None else hints.open_world_hint,
     )
 
 
@@ -354,6 +362,26 @@ class ClientUpstream:
 
         key = None if meta is None else meta.get(IDEMPOTENCY_KEY)
         return _result(await self._request(called, key if isinstance(key, str) else None))
+
+    async def relay(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        cursor = params.get("cursor")
+
+        async def relayed(client: Client) -> Any:
+            if method == "resources/list":
+                return await client.list_resources(cursor=cursor)
+            if method == "resources/templates/list":
+                return await client.list_resource_templates(cursor=cursor)
+            if method == "resources/read":
+                return await client.read_resource(str(params["uri"]))
+            if method == "prompts/list":
+                return await client.list_prompts(cursor=cursor)
+            if method == "prompts/get":
+                return await client.get_prompt(str(params["name"]), params.get("arguments"))
+            raise ValueError(f"{method} is not relayed to the upstream")
+
+        result = await self._request(relayed)
+        dumped: dict[str, Any] = result.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
 
     async def ping(self) -> None:
         """One ``tools/list`` round trip (MCP 2026-07-28 has no ``ping``); down, the reason it is."""

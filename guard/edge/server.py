@@ -32,8 +32,9 @@ import mcp_types as types
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from guard.backends.base import Relaying
 from guard.errors import GuardError, InvalidConversation, Refused, RequestRejected, TransactionClosed
 from guard.tools import Tool, format_validation_error
 from guard.transaction.conversation import said_in
@@ -110,6 +111,7 @@ def spec_tool(spec: Tool, *, output_schema: bool = True) -> types.Tool:
             read_only_hint=hints["readOnlyHint"],
             destructive_hint=hints.get("destructiveHint"),
             idempotent_hint=hints.get("idempotentHint"),
+            open_world_hint=hints.get("openWorldHint"),
         ),
     )
 
@@ -138,8 +140,15 @@ def rollback_tool(name: str, *, output_schema: bool = True) -> types.Tool:
     )
 
 
+_BLOCKS: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
+
+
 def _tool_result(reply: ToolReply) -> types.CallToolResult:
-    content = [types.TextContent(type="text", text=reply.text)]
+    content: list[types.ContentBlock]
+    if reply.content:  # an upstream's own blocks, as it sent them
+        content = [_BLOCKS.validate_python(block) for block in reply.content]
+    else:
+        content = [types.TextContent(type="text", text=reply.text)]
     if reply.note is not None:
         content.append(types.TextContent(type="text", text=reply.note))
     return types.CallToolResult(
@@ -209,6 +218,7 @@ def build_server(
             log.warning("tools/call %s refused: %s", tool, exc.message)
             return _refusal(exc.message)
 
+    relayed = _relayed(manager.backend) if isinstance(manager.backend, Relaying) else {}
     return Server(
         name,
         version=version,
@@ -216,7 +226,35 @@ def build_server(
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=catalogue.schema,
+        **relayed,
     )
+
+
+def _relayed(backend: Relaying) -> dict[str, Any]:
+    """Handlers that relay the upstream's resources and prompts (read-only, outside any transaction)."""
+
+    def handler(method: str, result: type[BaseModel]) -> Callable[..., Any]:
+        async def relay(ctx: ServerRequestContext[Any, Any], params: BaseModel | None = None) -> Any:
+            asked = {} if params is None else params.model_dump(mode="json", by_alias=True, exclude_none=True)
+            asked.pop("_meta", None)
+            try:
+                answered = await backend.relay(method, asked)
+            except MCPError:
+                raise
+            except Exception as exc:
+                log.warning("%s relayed upstream failed: %r", method, exc)
+                raise MCPError(types.INTERNAL_ERROR, f"the upstream did not answer {method}: {exc}") from exc
+            return result.model_validate(answered)
+
+        return relay
+
+    return {
+        "on_list_resources": handler("resources/list", types.ListResourcesResult),
+        "on_list_resource_templates": handler("resources/templates/list", types.ListResourceTemplatesResult),
+        "on_read_resource": handler("resources/read", types.ReadResourceResult),
+        "on_list_prompts": handler("prompts/list", types.ListPromptsResult),
+        "on_get_prompt": handler("prompts/get", types.GetPromptResult),
+    }
 
 
 def _said(ctx: ServerRequestContext[Any, Any], manager: TransactionManager) -> tuple[Turn, ...] | None:

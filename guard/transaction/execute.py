@@ -32,6 +32,9 @@ class CallOutcome:
     error: ToolError | None = None
     note: str | None = None
     """Something the guard tells the agent beside the tool's own answer (a second text block)."""
+    content: tuple[dict[str, Any], ...] = ()
+    """The tool's own MCP content blocks (an upstream's), passed to the agent unchanged; ``value`` and
+    ``text`` stay what the audit log and the judges read."""
 
     @property
     def ok(self) -> bool:

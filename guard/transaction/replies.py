@@ -57,6 +57,8 @@ class ToolReply:
     transaction_id: str | None = None
     ended: bool = False
     note: str | None = None
+    content: tuple[dict[str, Any], ...] = ()
+    """The tool's own content blocks (an upstream's, as JSON), sent as they are; empty: ``text``."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -160,14 +162,26 @@ def call_reply(
     outcome = retried.outcome
     if outcome is not None and outcome.ok:
         reply = ToolReply(
-            outcome.text(spec.name), outcome.structured, False, None, transaction_id, note=outcome.note
+            outcome.text(spec.name),
+            outcome.structured,
+            False,
+            None,
+            transaction_id,
+            note=outcome.note,
+            content=outcome.content,
         )
         return reply, None
     if outcome is not None:
         assert outcome.error is not None
         error = outcome.error
         reply = ToolReply(
-            error_text(spec.name, error), None, True, error.error_class, transaction_id, note=outcome.note
+            error_text(spec.name, error),
+            None,
+            True,
+            error.error_class,
+            transaction_id,
+            note=outcome.note,
+            content=outcome.content,
         )
         return reply, error.message
     error_class = retried.error_classes[-1] if retried.error_classes else ErrorClass.INTERNAL
