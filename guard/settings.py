@@ -186,6 +186,13 @@ class CompensationSettings(_Section):
         return value
 
 
+def _compiles(pattern: str, where: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{where}: {pattern!r} is not a regular expression ({exc})") from None
+
+
 class McpToolSettings(_Section):
     """What the guard does with one upstream tool; unset fields come from its annotations."""
 
@@ -195,6 +202,11 @@ class McpToolSettings(_Section):
     idempotent: bool | None = Field(None, description="Whether repeating the call is harmless.")
     compensate: CompensationSettings | None = Field(
         None, description="For a passthrough write: the call that undoes it on rollback."
+    )
+    error_pattern: str | None = Field(
+        None,
+        description="A regular expression: a result of this tool whose text matches is an error, though "
+        "the upstream did not set isError (replaces backend.mcp.error_patterns for this tool).",
     )
     preview: str | None = Field(
         None,
@@ -209,6 +221,8 @@ class McpToolSettings(_Section):
             raise ValueError(f"compensate applies to passthrough writes, not to mode {self.mode}")
         if self.preview is not None and self.mode == "read":
             raise ValueError("preview applies to writes; a read is forwarded at once anyway")
+        if self.error_pattern is not None:
+            _compiles(self.error_pattern, "error_pattern")
         return self
 
 
@@ -231,6 +245,11 @@ class McpSettings(_Section):
         "so an ambiguous failure of any write may be retried.",
     )
     tools: dict[str, McpToolSettings] = Field(default_factory=dict, description="Per-tool overrides.")
+    error_patterns: list[str] = Field(
+        default_factory=list,
+        description="Regular expressions: a result whose text matches one is an error, for upstreams that "
+        "report failures as plain text without isError (e.g. '^Error:').",
+    )
     dispatch: DispatchSettings = Field(default_factory=DispatchSettings)
     withdraw_tool_name: str | None = Field(
         "guard_withdraw",
@@ -243,6 +262,8 @@ class McpSettings(_Section):
 
     @model_validator(mode="after")
     def _consistent(self) -> McpSettings:
+        for index, pattern in enumerate(self.error_patterns):
+            _compiles(pattern, f"error_patterns[{index}]")
         if self.url is not None and self.command is not None:
             raise ValueError("set either url (streamable HTTP) or command (stdio), not both")
         if self.url is None and self.headers:

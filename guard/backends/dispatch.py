@@ -67,9 +67,15 @@ def write_meta(entry: OutboxEntry, suffix: str = "") -> dict[str, Any]:
     return {IDEMPOTENCY_KEY: entry.key + suffix, TRANSACTION_META: entry.transaction_id}
 
 
-def result_outcome(result: UpstreamResult, classify: Callable[[object], ErrorClass]) -> CallOutcome:
-    """An upstream result as a call outcome; a tool error carries the class of its text."""
-    if not result.is_error:
+def result_outcome(
+    result: UpstreamResult, classify: Callable[[object], ErrorClass], policy: ToolPolicy | None = None
+) -> CallOutcome:
+    """An upstream result as a call outcome; a tool error carries the class of its text. A result whose
+    text matches the tool's error pattern is an error though the upstream did not say so."""
+    said_error = (
+        policy is not None and policy.error_text is not None and policy.error_text.search(result.text)
+    )
+    if not result.is_error and not said_error:
         return CallOutcome(value=result.value, content=result.content)
     text = result.text or "the upstream tool reported an error without text"
     return CallOutcome(error=ToolError(text, error_class=classify(text)), content=result.content)
@@ -159,7 +165,7 @@ class Dispatcher:
                 )
                 await self.outbox.save(current)
             result = await self.upstream.call_tool(tool, arguments, meta=meta)
-            return result_outcome(result, self.classify)
+            return result_outcome(result, self.classify, self._policies().get(tool))
 
         retried = await call_with_retries(attempt, self._rules, repeat_safe=False, idempotent=safe)
         return current, retried

@@ -198,14 +198,14 @@ class McpSession:
             return await self._withdraw(checked)
         policy = self._backend.policy(spec.name)
         if policy.mode == "read" or policy.previews(checked):
-            return await self._forward(spec.name, checked)
+            return await self._forward(policy, checked)
         if policy.mode == "defer":
             return await self._defer(spec.name, checked)
         return await self._pass(policy, checked)
 
-    async def _forward(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
+    async def _forward(self, policy: ToolPolicy, arguments: dict[str, Any]) -> CallOutcome:
         """A read (or a dry run) sent at once; whatever it comes to, it says what it does not see."""
-        classify = self._backend.dispatcher.classify
+        classify, tool = self._backend.dispatcher.classify, policy.name
         try:
             result = await self._backend.upstream.call_tool(tool, arguments)
         except Exception as exc:  # an outcome, so that it carries the note (retried all the same)
@@ -214,7 +214,7 @@ class McpSession:
                 f"{tool}: the upstream call failed ({error_class}: {exc})", error_class=error_class
             )
             return CallOutcome(error=error, note=self._read_note())
-        return replace(result_outcome(result, classify), note=self._read_note())
+        return replace(result_outcome(result, classify, policy), note=self._read_note())
 
     async def _defer(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         entry = self._entry(tool, arguments, "defer", EntryStatus.HELD)
@@ -267,7 +267,7 @@ class McpSession:
                 )
             )
         else:
-            outcome = result_outcome(result, dispatcher.classify)
+            outcome = result_outcome(result, dispatcher.classify, policy)
             error_class = outcome.error_class
             status = EntryStatus.APPLIED if outcome.ok else fate(error_class, raised=False)
         error = None if outcome.error is None else outcome.error.message

@@ -16,6 +16,8 @@ references ``$arguments.<path>`` (the original call's arguments) and
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +29,8 @@ from guard.settings import CompensationSettings, McpSettings, McpToolSettings
 from guard.tools import Tool
 
 __all__ = ["ToolMode", "ToolPolicy", "build_arguments", "classify_tool", "resolve_policies", "tool_spec"]
+
+log = logging.getLogger(__name__)
 
 ToolMode = Literal["read", "defer", "passthrough"]
 
@@ -44,6 +48,10 @@ class ToolPolicy:
     compensate: CompensationSettings | None = None
     preview: str | None = None
     """The boolean argument that, true, makes a call of this write a dry run forwarded at once."""
+    why: str = ""
+    """Where the mode came from, in words (``guard tools`` shows it)."""
+    error_text: re.Pattern[str] | None = None
+    """A result whose text matches is an error, whatever its isError says."""
 
     def previews(self, arguments: Mapping[str, Any]) -> bool:
         """Whether this call is a dry run (its preview argument is exactly ``true``)."""
@@ -55,7 +63,12 @@ class ToolPolicy:
 
 
 def classify_tool(
-    tool: UpstreamTool, override: McpToolSettings | None, *, write_mode: ToolMode, honours_keys: bool
+    tool: UpstreamTool,
+    override: McpToolSettings | None,
+    *,
+    write_mode: ToolMode,
+    honours_keys: bool,
+    error_patterns: Sequence[str] = (),
 ) -> ToolPolicy:
     """The policy of one tool: config first, then annotations, else a non-idempotent write."""
     override = override or McpToolSettings()
@@ -64,10 +77,19 @@ def classify_tool(
     source: Literal["config", "annotations", "unknown"]
     if override.mode is not None:
         mode, source = override.mode, "config"
+        why = f"backend.mcp.tools.{tool.name}.mode is {mode}"
     elif tool.read_only is True:
         mode, source = "read", "annotations"
+        why = "readOnlyHint is true"
     else:
         mode, source = write_mode, "annotations" if annotated else "unknown"
+        why = (
+            f"readOnlyHint is {'false' if tool.read_only is False else 'not given'}: a write, "
+            f"in backend.mcp.write_mode ({write_mode})"
+            if annotated
+            else f"no annotations: a non-idempotent, destructive write ({write_mode}); if it only "
+            f"reads, set backend.mcp.tools.{tool.name}.mode: read"
+        )
     if override.idempotent is not None:
         idempotent = override.idempotent
     elif mode == "read":
@@ -84,7 +106,17 @@ def classify_tool(
         safe_to_repeat=idempotent or honours_keys,
         compensate=override.compensate,
         preview=override.preview,
+        why=why,
+        error_text=_error_text(override.error_pattern, error_patterns),
     )
+
+
+def _error_text(own: str | None, common: Sequence[str]) -> re.Pattern[str] | None:
+    if own is not None:
+        return re.compile(own)
+    if common:
+        return re.compile("|".join(f"(?:{pattern})" for pattern in common))
+    return None
 
 
 def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> dict[str, ToolPolicy]:
@@ -99,6 +131,7 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
             settings.tools.get(tool.name),
             write_mode=settings.write_mode,
             honours_keys=settings.honours_idempotency_key,
+            error_patterns=settings.error_patterns,
         )
         for tool in tools
     }
@@ -118,6 +151,16 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
                 f"backend.mcp.tools.{policy.name}.compensate: the upstream lists no tool "
                 f"{policy.compensate.tool!r}"
             )
+    unknown_tools = sorted(p.name for p in policies.values() if p.source == "unknown")
+    if unknown_tools:
+        log.warning(
+            "backend.mcp: %d tool(s) carry no MCP annotations and are served as non-idempotent writes "
+            "(%s %s): a read among them is held until commit; classify each in backend.mcp.tools "
+            "(`guard tools` lists them)",
+            len(unknown_tools),
+            settings.write_mode,
+            ", ".join(unknown_tools),
+        )
     return policies
 
 
