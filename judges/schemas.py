@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from judges.errors import SchemaError
 from judges.verdict import Mode, Severity
@@ -62,6 +62,15 @@ class LookupSpec(_Spec):
     one: bool = False
 
 
+def _all_calls(table: Any) -> bool:
+    tables = [table] if isinstance(table, str) else table
+    return (
+        isinstance(tables, list)
+        and bool(tables)
+        and all(isinstance(t, str) and t.startswith("call:") for t in tables)
+    )
+
+
 class WhenSpec(_Spec):
     """Which effects a rule applies to: table (``*`` for any), kinds, and fields of which any changed."""
 
@@ -77,6 +86,23 @@ class WhenSpec(_Spec):
     @property
     def tables(self) -> tuple[str, ...]:
         return (self.table,) if isinstance(self.table, str) else tuple(self.table)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _call_kind(cls, data: Any) -> Any:
+        """A rule over upstream calls only (``call:<tool>``) judges effects of kind ``call``: that is its
+        kind when none is given."""
+        if isinstance(data, dict) and "kind" not in data and _all_calls(data.get("table")):
+            return {**data, "kind": ["call"]}
+        return data
+
+    @model_validator(mode="after")
+    def _call_tables(self) -> WhenSpec:
+        if _all_calls(self.table) and "call" not in self.kind:
+            raise ValueError(
+                f"kind {self.kind} never matches: the effects of {', '.join(self.tables)} have kind call"
+            )
+        return self
 
 
 class RuleSpec(_Spec):

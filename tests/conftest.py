@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -117,6 +119,38 @@ def _postgres_reachable(url: str) -> str | None:
     except Exception as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
+
+
+@dataclass(frozen=True)
+class RealUpstreams:
+    """The real MCP servers the tests put the guard in front of, installed pinned by ``.ci/run``."""
+
+    node: str
+    memory: Path
+    filesystem: Path
+    sqlite: Path
+
+
+UPSTREAM_PACKAGES = {"memory": "server-memory", "filesystem": "server-filesystem"}
+
+
+@pytest.fixture(scope="session")
+def real_upstreams() -> RealUpstreams:
+    """From ``GUARD_UPSTREAMS`` (default ``.ci/upstreams``): ``node_modules`` with server-memory and
+    server-filesystem, and ``venv`` with mcp-server-sqlite; node from ``GUARD_NODE`` or the PATH."""
+    base = Path(os.environ.get("GUARD_UPSTREAMS", ROOT / ".ci" / "upstreams"))
+    node = os.environ.get("GUARD_NODE") or shutil.which("node")
+    scripts = {
+        name: base / "node_modules" / "@modelcontextprotocol" / package / "dist" / "index.js"
+        for name, package in UPSTREAM_PACKAGES.items()
+    }
+    sqlite = base / "venv" / "bin" / "mcp-server-sqlite"
+    absent = [str(path) for path in (*scripts.values(), sqlite) if not path.is_file()]
+    if node is None or absent:
+        reason = "no node (GUARD_NODE)" if node is None else f"not installed: {', '.join(absent)}"
+        _missing("the real upstream MCP servers", reason, "GUARD_REQUIRE_UPSTREAMS")
+    assert node is not None
+    return RealUpstreams(node, scripts["memory"], scripts["filesystem"], sqlite)
 
 
 @pytest.fixture(scope="session")

@@ -85,6 +85,9 @@ def _tool(tool: types.Tool) -> UpstreamTool:
     )
 
 
+_WATCH_S = 0.5
+"""How often the supervisor looks whether an idle link closed under it."""
+
 _SESSION_GONE = re.compile(r"session (not found|terminated|expired)|unknown session", re.IGNORECASE)
 
 
@@ -231,7 +234,10 @@ class ClientUpstream:
                 self._up.set()
                 if self._status.connections > 1:
                     log.warning("upstream %s: reconnected", self.name)
-                await _first(self._broken.wait(), self._stop.wait())
+                while not (self._broken.is_set() or self._stop.is_set()):
+                    await _first(self._broken.wait(), self._stop.wait(), asyncio.sleep(_WATCH_S))
+                    if _closed_before_send(client):  # a link gone quiet (a stdio child that died)
+                        self._broken.set()
         except Exception as exc:
             if not held:
                 self._went_down(exc)

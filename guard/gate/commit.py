@@ -47,7 +47,7 @@ import asyncio
 import logging
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING
 from guard.clock import Clock, SystemClock
 from guard.errors import ConfigError, GuardError
 from guard.gate.pool import HungEvaluation, JudgePool, PoolStatus, Refusal
+from guard.tools import Tool
 from judges import (
     AsyncJudge,
     CallRecord,
@@ -74,6 +75,7 @@ from judges import (
     Turn,
     Verdict,
 )
+from judges.rules.pack import Rule
 
 if TYPE_CHECKING:
     from guard.settings import CommitSettings
@@ -210,6 +212,24 @@ class CommitGate:
                 f"(it has {', '.join(sorted(known)) or 'none'})"
             )
 
+    def check_arguments(self, arguments: Mapping[str, frozenset[str]], backend: str) -> None:
+        """Refuse (:class:`ConfigError`) rules that read an argument a call table's tool does not take
+        (``arguments``: ``call:<tool>`` → the argument names its input schema declares): such a rule
+        would fail on every commit it applies to, blocking right work, instead of at start."""
+        problems = []
+        for judge in self.judges:
+            for rule in getattr(judge, "rules", ()):
+                if not isinstance(rule, Rule) or rule.tables is None:
+                    continue
+                for table in sorted(rule.tables & arguments.keys()):
+                    if unknown := sorted(rule.fields_read() - arguments[table]):
+                        problems.append(
+                            f"rule {rule.id} ({judge.name}) reads {', '.join(unknown)} of {table}, whose "
+                            f"tool takes {', '.join(sorted(arguments[table])) or 'no arguments'}"
+                        )
+        if problems:
+            raise ConfigError(f"{'; '.join(problems)} (backend {backend})")
+
     def close(self) -> None:
         """Drop queued evaluations and let the idle judge threads end; hung ones end with their judge."""
         self._close()
@@ -224,6 +244,21 @@ class CommitGate:
                 await close()
             except Exception:
                 log.warning("judge %s did not close cleanly", judge.name, exc_info=True)
+
+
+def call_arguments(tools: Sequence[Tool]) -> dict[str, frozenset[str]]:
+    """``call:<tool>`` → the argument names of each write whose input schema lists its properties and
+    admits no others (the tables whose effects carry a call's arguments)."""
+    found = {}
+    for tool in tools:
+        properties = tool.input_schema.get("properties")
+        if (
+            tool.write
+            and isinstance(properties, dict)
+            and tool.input_schema.get("additionalProperties") is not True
+        ):
+            found[f"call:{tool.name}"] = frozenset(properties)
+    return found
 
 
 class _BoundedReader:

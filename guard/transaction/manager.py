@@ -42,7 +42,7 @@ from guard.errors import (
     ToolError,
     TransactionClosed,
 )
-from guard.gate.commit import CommitGate, GateResult
+from guard.gate.commit import CommitGate, GateResult, call_arguments
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -166,6 +166,7 @@ class TransactionManager:
         try:
             self._check_own_names()
             self.gate.check_tables(self.backend.tables, self.backend.name)
+            self.gate.check_arguments(call_arguments(self.backend.tools), self.backend.name)
             settled = await self.ledger.settle_previous()
         except BaseException:
             await self.backend.close()

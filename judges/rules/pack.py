@@ -31,6 +31,7 @@ findings would have had (:func:`judges.failure_mode`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -50,6 +51,11 @@ _NO_CONVERSATION = "it reads the conversation, which the agent's host did not ha
 
 COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal"})
 """The names a rule reads from the commit as a whole, beside ``effect`` and its lookups."""
+
+
+_FIELD_READ = re.compile(
+    r"""effect\.(?:after|before)(?:\.([A-Za-z_][A-Za-z0-9_]*)|\[\s*["']([^"']+)["']\s*\])"""
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,14 @@ class Rule:
     """``shadow``: its findings are recorded, not acted on; ``enforce``: they act even in a shadow guard."""
     reads: frozenset[str] = frozenset()
     """The commit names other than ``now`` that it reads (``calls``, ``conversation``, ...)."""
+
+    def fields_read(self) -> frozenset[str]:
+        """The fields of ``effect.after`` / ``effect.before`` its condition and texts read by name."""
+        sources = [self.require.source]
+        for template in (self.message, self.hint):
+            if template is not None:
+                sources.extend(part.source for part in template.expressions)
+        return frozenset(dotted or quoted for text in sources for dotted, quoted in _FIELD_READ.findall(text))
 
     def applies_to(self, table: str, kind: EffectKind) -> bool:
         return kind in self.kinds and (self.tables is None or table in self.tables)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -107,3 +111,51 @@ def text(result: types.CallToolResult) -> str:
     block = result.content[0]
     assert isinstance(block, types.TextContent)
     return block.text
+
+
+_RECONNECT = {"initial_backoff_s": 0.05, "max_backoff_s": 0.2, "wait_s": 1.0}
+
+
+@asynccontextmanager
+async def upstream_guard(tmp_path: Path, rules: str | None = None, **mcp: Any) -> AsyncIterator[Runtime]:
+    """The durable guard (SQLite audit and outbox) in front of the upstream ``mcp`` names, reconnecting
+    fast; ``rules``: the text of its one rule pack."""
+    settings = mcp_settings(tmp_path, reconnect=_RECONNECT, timeout_s=10, rules=rules is not None, **mcp)
+    if rules is not None:
+        (tmp_path / "refunds.yaml").write_text(rules)
+    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
+    assert runtime.audit_engine is not None
+    await upgrade(runtime.audit_engine)
+    await runtime.start()
+    try:
+        yield runtime
+    finally:
+        await runtime.stop()
+
+
+def kill_child(command: str, environment: str) -> None:
+    """SIGKILL the one process whose command line holds ``command`` and whose environment holds
+    ``environment`` (the upstream one guard launched, told apart from those of other tests)."""
+    found = subprocess.run(["pgrep", "-f", command], capture_output=True, text=True, check=False)
+    killed = 0
+    for pid in found.stdout.split():
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if environment.encode() in environ:
+            os.kill(int(pid), signal.SIGKILL)
+            killed += 1
+    assert killed == 1, found.stdout
+
+
+async def listening(port: int) -> None:
+    for _ in range(400):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+        except OSError:
+            await asyncio.sleep(0.05)
+            continue
+        writer.close()
+        return
+    raise AssertionError(f"nothing listens on {port}")

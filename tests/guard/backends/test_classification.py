@@ -13,6 +13,7 @@ import pytest
 import yaml
 
 from guard.clock import FixedClock
+from guard.errors import ConfigError
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import Shop
 from tests.guard.conftest import agent_client, meta
@@ -108,3 +109,53 @@ def test_an_error_pattern_that_is_not_a_regular_expression_is_refused(tmp_path: 
     """Requirement G49: a bad pattern is a config error naming it."""
     with pytest.raises(ValueError, match=r"error_patterns\[0\]: '\(' is not a regular expression"):
         mcp_settings(tmp_path, error_patterns=["("])
+
+
+def _pack(tmp_path: Path, when: str, require: str) -> None:
+    (tmp_path / "refunds.yaml").write_text(
+        "name: refunds\n"
+        "rules:\n"
+        "  - id: refund-limit\n"
+        f"    when: {when}\n"
+        f'    require: "{require}"\n'
+        "    decision: block\n"
+        '    message: "refund above the limit"\n'
+    )
+
+
+async def test_a_rule_on_upstream_calls_judges_them_without_naming_their_kind(tmp_path: Path) -> None:
+    """Requirement G49: a rule whose when names only call:<tool> tables judges call effects by default."""
+    settings = mcp_settings(tmp_path, rules=True)
+    _pack(tmp_path, '{table: "call:refund"}', "effect.after.amount <= 100")
+    async with memory_guard(settings, Shop(), FixedClock()) as runtime, agent_client(runtime) as agent:
+        await agent.call_tool("refund", {"order_id": "ORD-1", "amount": 500}, meta=meta("k-1"))
+        reply = body(await agent.call_tool("guard_commit", {"summary": "refund"}, meta=meta("k-1")))
+    assert reply["status"] == "blocked"
+
+
+@pytest.mark.parametrize(
+    ("when", "require", "problem"),
+    [
+        (
+            '{table: "call:refund", kind: insert}',
+            "effect.after.amount <= 100",
+            r"kind \['insert'\] never matches",
+        ),
+        (
+            '{table: "call:refund", kind: call}',
+            "effect.after.amont <= 100",
+            r"rule refund-limit \(refunds\) reads amont of call:refund, whose tool takes amount, order_id",
+        ),
+        ('{table: "call:refund"}', "effect.after['order'] != 'x'", "reads order of call:refund"),
+    ],
+)
+async def test_a_rule_that_cannot_fit_the_upstreams_tools_fails_at_start(
+    tmp_path: Path, when: str, require: str, problem: str
+) -> None:
+    """Requirement G49: a kind call effects never have, or an argument the tool does not take, is refused
+    when the guard starts, not on every commit it would have blocked."""
+    settings = mcp_settings(tmp_path, rules=True)
+    _pack(tmp_path, when, require)
+    with pytest.raises(ConfigError, match=problem):
+        async with memory_guard(settings, Shop(), FixedClock()):
+            pass

@@ -24,9 +24,10 @@ from guard.runtime import Runtime
 from guard.transaction.recovery import Resolve
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import Shop, journal
-from tests.guard.backends.test_upstream_supervision import _guard, _kill_stdio_shop, _stdio_shop
-from tests.guard.conftest import agent_client, meta
-from tests.guard.mcp_support import body, mcp_settings, memory_guard, text
+from tests.guard.backends.test_upstream_supervision import _kill_stdio_shop, _stdio_shop
+from tests.guard.backends.test_upstream_supervision import _upstream as _link
+from tests.guard.conftest import agent_client, meta, until
+from tests.guard.mcp_support import body, mcp_settings, memory_guard, text, upstream_guard
 
 _WRITES = [
     ("create_order", {"item": "desk", "quantity": 1}),
@@ -199,10 +200,14 @@ async def test_guard_transactions_resume_finishes_a_write_that_never_left_the_gu
     """Requirement G46: the upstream down at commit, the write failed unsent; once it is back, the CLI's
     resume (its own process, its own connection upstream) sends it and the transaction ends committed."""
     down = tmp_path / "down"
-    async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
+    async with (
+        upstream_guard(tmp_path, **_stdio_shop(tmp_path)) as runtime,
+        agent_client(runtime) as agent,
+    ):
         await agent.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("c-1"))
         down.touch()
         _kill_stdio_shop(tmp_path)
+        await until(lambda: not _link(runtime).status.connected)
         reply = body(await agent.call_tool("guard_commit", {"summary": "a lamp"}, meta=meta("c-1")))
         assert reply["status"] == "partial"
         settings = runtime.settings

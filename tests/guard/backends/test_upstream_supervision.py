@@ -9,28 +9,20 @@ is the official client in process.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shlex
-import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from guard.backends.mcp import McpBackend
-from guard.clock import FixedClock
 from guard.edge.mcp_client import ClientUpstream
-from guard.runtime import Runtime, build_runtime
-from guard.store.migrate import upgrade
+from guard.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import journal
-from tests.guard.conftest import agent_client, free_port, meta, no_sleep, until
-from tests.guard.mcp_support import body, mcp_settings, text
-
-_RECONNECT = {"initial_backoff_s": 0.05, "max_backoff_s": 0.2, "wait_s": 1.0}
+from tests.guard.conftest import agent_client, free_port, meta, until
+from tests.guard.mcp_support import body, kill_child, listening, text, upstream_guard
 
 
 def _upstream(runtime: Runtime) -> ClientUpstream:
@@ -38,19 +30,6 @@ def _upstream(runtime: Runtime) -> ClientUpstream:
     assert isinstance(backend, McpBackend)
     assert isinstance(backend.upstream, ClientUpstream)
     return backend.upstream
-
-
-@asynccontextmanager
-async def _guard(tmp_path: Path, **mcp: Any) -> AsyncIterator[Runtime]:
-    settings = mcp_settings(tmp_path, reconnect=_RECONNECT, timeout_s=10, **mcp)
-    runtime = build_runtime(settings, clock=FixedClock(), sleep=no_sleep)
-    assert runtime.audit_engine is not None
-    await upgrade(runtime.audit_engine)
-    await runtime.start()
-    try:
-        yield runtime
-    finally:
-        await runtime.stop()
 
 
 def _stdio_shop(tmp_path: Path) -> dict[str, Any]:
@@ -68,24 +47,15 @@ def _stdio_shop(tmp_path: Path) -> dict[str, Any]:
 
 
 def _kill_stdio_shop(tmp_path: Path) -> None:
-    """SIGKILL the shop the guard launched (found by its journal path in its environment)."""
-    pattern = f"{sys.executable} -m tests.fakes.mcp_shop"
-    found = subprocess.run(["pgrep", "-f", "-x", pattern], capture_output=True, text=True, check=False)
-    killed = 0
-    for pid in found.stdout.split():
-        try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
-        except OSError:
-            continue
-        if str(tmp_path / "shop.json").encode() in environ:
-            os.kill(int(pid), signal.SIGKILL)
-            killed += 1
-    assert killed == 1, found.stdout
+    kill_child(f"{sys.executable} -m tests.fakes.mcp_shop", str(tmp_path / "shop.json"))
 
 
 async def test_a_stdio_upstream_that_dies_is_respawned_and_reads_go_on(tmp_path: Path) -> None:
     """Requirement G45: the child killed, the next read is answered by a new one; readiness stays true."""
-    async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
+    async with (
+        upstream_guard(tmp_path, **_stdio_shop(tmp_path)) as runtime,
+        agent_client(runtime) as agent,
+    ):
         await agent.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("s-1"))
         await agent.call_tool("guard_commit", {"summary": "a lamp"}, meta=meta("s-1"))
         _kill_stdio_shop(tmp_path)
@@ -99,18 +69,21 @@ async def test_a_write_while_the_upstream_is_down_is_recorded_as_not_sent(tmp_pa
     """Requirement G45: down for good, a committed write fails as not sent (never "may have been applied"),
     readiness names the upstream, and once it is back the guard reconnects by itself."""
     down = tmp_path / "down"
-    async with _guard(tmp_path, **_stdio_shop(tmp_path)) as runtime, agent_client(runtime) as agent:
+    async with (
+        upstream_guard(tmp_path, **_stdio_shop(tmp_path)) as runtime,
+        agent_client(runtime) as agent,
+    ):
         await agent.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("d-1"))
         down.touch()
         _kill_stdio_shop(tmp_path)
+        await until(lambda: not _upstream(runtime).status.connected)  # noticed without a call
+        assert "is down" in (await runtime.ready())["backend"]
         reply = body(await agent.call_tool("guard_commit", {"summary": "a lamp"}, meta=meta("d-1")))
         assert reply["status"] == "partial", reply
         [write] = reply["dispatch"]
         assert (write["status"], write["error_class"]) == ("failed", "transient"), write
         assert "was not sent" in write["error"]
         assert "may have been applied" not in reply["message"]
-        problems = await runtime.ready()
-        assert "is down" in problems["backend"], problems
         down.unlink()
         await until(lambda: _upstream(runtime).status.connected)
         assert await runtime.ready() == {}
@@ -129,18 +102,6 @@ def _http_shop(port: int, journal_path: Path) -> subprocess.Popen[bytes]:
     )
 
 
-async def _listening(port: int) -> None:
-    for _ in range(400):
-        try:
-            _, writer = await asyncio.open_connection("127.0.0.1", port)
-        except OSError:
-            await asyncio.sleep(0.05)
-            continue
-        writer.close()
-        return
-    raise AssertionError(f"nothing listens on {port}")
-
-
 async def test_an_http_upstream_that_restarts_is_reconnected(tmp_path: Path) -> None:
     """Requirement G45: the HTTP upstream killed, a passthrough write is refused as not applied; started
     again on the same port, the guard's next calls reach it without a restart of the guard."""
@@ -149,9 +110,9 @@ async def test_an_http_upstream_that_restarts_is_reconnected(tmp_path: Path) -> 
     email = {"to": "ada@example.com", "body": "hello"}
     shops = [_http_shop(port, shop_journal)]
     try:
-        await _listening(port)
+        await listening(port)
         settings = {"url": f"http://127.0.0.1:{port}/mcp", "tools": {"send_email": {"mode": "passthrough"}}}
-        async with _guard(tmp_path, **settings) as runtime, agent_client(runtime) as agent:
+        async with upstream_guard(tmp_path, **settings) as runtime, agent_client(runtime) as agent:
             sent = await agent.call_tool("send_email", email, meta=meta("h-1"))
             assert sent.is_error is False, text(sent)
             await agent.call_tool("guard_commit", {"summary": "mail"}, meta=meta("h-1"))
@@ -163,7 +124,7 @@ async def test_an_http_upstream_that_restarts_is_reconnected(tmp_path: Path) -> 
             await agent.call_tool("guard_rollback", {}, meta=meta("h-2"))
             assert "backend" in await runtime.ready()
             shops.append(_http_shop(port, shop_journal))
-            await _listening(port)
+            await listening(port)
             again = await agent.call_tool("send_email", email, meta=meta("h-3"))
             assert again.is_error is False, text(again)
             await agent.call_tool("guard_commit", {"summary": "mail"}, meta=meta("h-3"))
