@@ -14,7 +14,10 @@ record is checked against:
 * misaudited: rows in the system of record whose transaction the log does not call committed
   (``partial`` counts as committed for the ``mcp`` backend only when the log names the write unknown);
 * missing_calls: answered calls (and commit attempts) missing from the log, in order;
-* duplicates: a transaction's row applied twice.
+* duplicates: a transaction's row applied twice;
+* partial_unfinishable (``mcp``): a commit left ``partial`` that an operator could not finish with
+  ``guard transactions resolve`` (each unknown write, as the system of record shows it) and ``resume``;
+  once finished, lost and duplicates are counted again.
 
 Every count must be 0. ``sql`` runs the tools inside the guard's transactions;
 ``mcp`` puts the guard in front of an upstream MCP server (the same tools,
@@ -64,6 +67,10 @@ rules:
     message: "ticket {{effect.after.ticket_id}}: not solved while the campaign runs"
     hint: "use hold"
 """
+
+
+COUNTED = ("lost", "unjudged", "misaudited", "missing_calls", "duplicates", "partial_unfinishable")
+"""What must be 0 after every campaign."""
 
 
 def free_port() -> int:
@@ -340,6 +347,11 @@ async def campaign(setup: Setup, kills: int, agents: int, seed: int) -> dict[str
     process, _ = await start_guard(setup, setup.root / "guard.log")
     try:
         problems = check(setup, ledger, await read_state(setup))
+        finished = await finish_stuck(setup) if setup.backend == "mcp" else {}
+        if finished:  # once finished, the record must still not lie, and nothing be applied twice
+            after = check(setup, ledger, await read_state(setup))
+            for name in ("lost", "unjudged", "duplicates"):
+                problems[name] = sorted(set(problems[name]) | set(after[name]))
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -354,9 +366,50 @@ async def campaign(setup: Setup, kills: int, agents: int, seed: int) -> dict[str
         "answered_calls": sum(len(v) for v in ledger.calls.values()),
         "audited": dict(statuses),
         "seconds": round(time.monotonic() - started, 1),
+        "partial_finished": finished.get("finished", 0),
+        "partial_unfinishable": finished.get("unfinishable", 0),
         **{name: len(keys) for name, keys in problems.items()},
         "examples": {name: keys[:5] for name, keys in problems.items() if keys},
     }
+
+
+async def finish_stuck(setup: Setup) -> dict[str, int]:
+    """Finish every partial commit as an operator would, with the CLI: each write whose outcome is
+    unknown resolved by looking at the system of record (its ticket is there, or not), then the rest
+    resumed. Unfinishable: a partial transaction still partial after that, or a command that failed."""
+    state = await read_state(setup)
+    partial = sorted(key for key, status in state["transactions"].items() if status == "partial")
+    audit = create_engine(setup.store_url(), search_path=setup.schema)
+    try:
+        async with audit.connect() as conn:
+            unknown = [
+                (str(r[0]), int(r[1]), str(r[2]))
+                for r in await conn.execute(
+                    text(
+                        "SELECT transaction_id, seq, tool FROM guard_outbox WHERE status = 'unknown' "
+                        "AND committed_at IS NOT NULL ORDER BY transaction_id, seq"
+                    )
+                )
+            ]
+    finally:
+        await audit.dispose()
+    failures = 0
+    config = str(setup.config)
+    for key, seq, tool in unknown:
+        applied = tool != "create_ticket" or state["tickets"][key] > 0
+        outcome = "applied" if applied else "failed"
+        command = guard_command(
+            "transactions", "resolve", key, outcome, "--call", str(seq), "--config", config
+        )
+        failures += subprocess.run(command, capture_output=True, text=True).returncode != 0
+    for key in partial:
+        command = guard_command("transactions", "resume", key, "--config", config)
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0 and "no failed or unsent write" not in done.stderr + done.stdout:
+            failures += 1
+    after = await read_state(setup)
+    still = [key for key in partial if after["transactions"].get(key) == "partial"]
+    return {"finished": len(partial) - len(still), "unfinishable": len(still) + failures}
 
 
 def prepare_config(setup: Setup) -> Path:
@@ -455,7 +508,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         result = await run_one(db, backend, args, args.seed + index)
         print(json.dumps(result), flush=True)
         results.append(result)
-    names = ("lost", "unjudged", "misaudited", "missing_calls", "duplicates")
+    names = COUNTED
     return {
         "kills": sum(r["kills"] for r in results),
         **{name: sum(r[name] for r in results) for name in names},
@@ -489,6 +542,16 @@ if __name__ == "__main__":
         print(json.dumps(summary))
         sys.exit(
             0
-            if all(summary[n] == 0 for n in ("lost", "unjudged", "misaudited", "missing_calls", "duplicates"))
+            if all(
+                summary[n] == 0
+                for n in (
+                    "lost",
+                    "unjudged",
+                    "misaudited",
+                    "missing_calls",
+                    "duplicates",
+                    "partial_unfinishable",
+                )
+            )
             else 1
         )

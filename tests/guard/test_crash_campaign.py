@@ -30,4 +30,5 @@ def test_sigkill_at_random_moments_leaves_a_record_that_does_not_lie(
         k: summary[k] for k in ("lost", "unjudged", "misaudited", "missing_calls", "duplicates")
     } == dict.fromkeys(("lost", "unjudged", "misaudited", "missing_calls", "duplicates"), 0), runs
     assert all(run["answered_calls"] > 0 for run in runs), runs
+    assert summary["partial_unfinishable"] == 0, runs  # Requirement G46: every stuck commit finishable
     assert done.returncode == 0, done.stderr
