@@ -8,7 +8,10 @@ guard is the durable one in this process; the agent is the official client in pr
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -214,3 +217,26 @@ async def test_a_1x_http_upstream_that_restarts_and_forgets_the_session_is_recon
     assert "two" in text(listed)
     assert "one" not in text(listed)  # the restarted server's memory
     assert connections >= 2
+
+
+def test_perf_repair_loop_short_run(real_upstreams: RealUpstreams) -> None:
+    """Requirement G47: ``perf/repair_loop.py`` in short: every blocked task repaired without a rollback,
+    every task committed, the server's graph exactly what was meant in both arms."""
+    environment = {**os.environ, "GUARD_NODE": real_upstreams.node}
+    environment["GUARD_UPSTREAMS"] = str(real_upstreams.memory.parents[4])
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "perf" / "repair_loop.py"), "--tasks", "6"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    summary = json.loads(done.stdout.splitlines()[-1])
+    assert summary["simulated_agent"] is True
+    assert summary["blocked_tasks"] > 0
+    assert summary["repair_rollbacks"] == 0
+    assert summary["redo_rollbacks"] == summary["blocked_tasks"]
+    assert summary["committed"] == [6, 6]
+    assert summary["graphs_exact"] == [True, True]
