@@ -24,6 +24,7 @@ expression first needs CEL; data CEL cannot take still fails at once.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,22 @@ __all__ = [
 ]
 
 _POSITION = re.compile(r"<input>:(\d+):(\d+):\s*(.*)")
+
+
+def normpath(path: Any) -> str:
+    """A path as a file system resolves it: ``.`` and ``..`` folded, repeated slashes one (POSIX).
+
+    ``normpath(effect.after.path).startsWith('/srv/data/')`` holds for ``/srv/data/a`` and not for
+    ``/srv/data/../../etc/passwd``, which the raw string's ``startsWith`` would let through.
+    """
+    if not isinstance(path, str):
+        raise TypeError(f"normpath takes a string, not {type(path).__name__}")
+    folded = posixpath.normpath(path)
+    return "/" + folded.lstrip("/") if folded.startswith("//") else folded
+
+
+FUNCTIONS = {"normpath": normpath}
+"""The functions rules may call beside CEL's own (each call costs a trip into Python, ~20 µs)."""
 
 
 class CelCompileError(Exception):
@@ -88,9 +105,12 @@ class Environment:
 
     def _handed(self) -> Any:
         try:
-            return cel.Context(self._variables)
+            context = cel.Context(self._variables)
         except Exception as exc:
             raise CelEvalError(f"cannot hand the data to CEL: {_sentence(exc)}") from exc
+        for name, function in FUNCTIONS.items():
+            context.add_function(name, function)
+        return context
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,10 @@ the commit's names its rules read, and the fetched rows of its lookups, see
 against it. The commit's names are ``now`` (the commit time), ``calls`` (the
 transaction's calls in order: ``{tool, arguments, write, ok, error_class,
 error_message, turns}``), ``conversation`` (the turns the host handed over,
-``{role, text}``), ``summary`` (the agent's commit summary) and ``principal``
-(the agent); each is built once per commit, and only when a rule reads it.
+``{role, text}``), ``summary`` (the agent's commit summary), ``principal``
+(the agent) and ``effects`` (every effect of the commit, each as ``effect`` is:
+a rule can judge the pending set as a whole); each is built once per commit, and
+only when a rule reads it.
 
 A rule that reads ``conversation`` when the host handed none is not judged:
 it yields a warning that says so, never a block (the conversation is an
@@ -49,7 +51,7 @@ __all__ = ["Rule", "RulePack"]
 _NO_CLOCK = "now: the commit time is not known (the gate was given no clock)"
 _NO_CONVERSATION = "it reads the conversation, which the agent's host did not hand over: not judged"
 
-COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal"})
+COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal", "effects"})
 """The names a rule reads from the commit as a whole, beside ``effect`` and its lookups."""
 
 
@@ -405,6 +407,8 @@ class _CommitNames:
             return context.summary
         if name == "principal":
             return context.principal
+        if name == "effects":
+            return [effect_view(effect, None) for effect in context.effects]
         raise KeyError(name)
 
 
