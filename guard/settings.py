@@ -231,6 +231,12 @@ class McpSettings(_Section):
 
     url: str | None = Field(None, description="The upstream's streamable-HTTP endpoint.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent upstream.")
+    agent_headers: dict[str, str] = Field(
+        default_factory=dict,
+        description="HTTP headers sent with each request made for an agent, '{principal}' replaced by its "
+        "name (URL-quoted), e.g. {X-On-Behalf-Of: '{principal}'}; requests made for no agent (listing the "
+        "tools, a recovery) carry only headers.",
+    )
     command: str | None = Field(None, description="The upstream launched as a subprocess (stdio).")
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
@@ -266,8 +272,8 @@ class McpSettings(_Section):
             _compiles(pattern, f"error_patterns[{index}]")
         if self.url is not None and self.command is not None:
             raise ValueError("set either url (streamable HTTP) or command (stdio), not both")
-        if self.url is None and self.headers:
-            raise ValueError("headers apply to an upstream reached by url")
+        if self.url is None and (self.headers or self.agent_headers):
+            raise ValueError("headers and agent_headers apply to an upstream reached by url")
         if self.command is None and (self.args or self.env or self.cwd is not None):
             raise ValueError("args, env and cwd apply to an upstream launched by command")
         step = self.timeout_s + self.dispatch.max_backoff_s + self.dispatch.jitter_s

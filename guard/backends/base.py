@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -10,7 +11,11 @@ from guard.tools import Arguments, ErrorText, Tool
 from guard.transaction.execute import CallOutcome
 from judges import Effect, Finding, Judge, StateReader
 
-__all__ = ["Backend", "Finishing", "Relaying", "Session", "UpstreamReport"]
+__all__ = ["ACTING_FOR", "Backend", "Finishing", "Relaying", "Session", "UpstreamReport"]
+
+ACTING_FOR: ContextVar[str | None] = ContextVar("guard_acting_for", default=None)
+"""The agent (principal) on whose behalf the current transaction's backend work runs; the manager sets
+it around each transaction's work, so that an upstream can be told who asks (``agent_headers``)."""
 
 
 @dataclass(frozen=True, slots=True)

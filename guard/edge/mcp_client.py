@@ -23,7 +23,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 import httpx2
 import mcp_types as types
@@ -34,6 +34,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.shared.exceptions import MCPError
 from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_jitter
 
+from guard.backends.base import ACTING_FOR
 from guard.backends.outbox import IDEMPOTENCY_KEY
 from guard.backends.upstream import UpstreamResult, UpstreamTool
 from guard.errors import BackendError, UpstreamDown
@@ -112,18 +113,27 @@ def _closed_before_send(client: Client) -> bool:
     return bool(getattr(dispatcher, "_closed", False))
 
 
-class _UnsentWrites(httpx2.AsyncBaseTransport):
-    """The HTTP transport, noting the idempotency key of every write whose POST never connected.
+class _Transport(httpx2.AsyncBaseTransport):
+    """The HTTP transport: it names the agent a request is made for, and notes the idempotency key of
+    every write whose POST never connected.
 
-    The SDK reports a link that failed under a call as "connection closed", whether or not the call had
-    been sent; a connect error is the one failure that proves it was not. Only failures pay the parse.
+    ``agent_headers`` are rendered for the agent of the transaction the request is made in
+    (:data:`guard.backends.base.ACTING_FOR`, which the request's task inherits). The SDK reports a link
+    that failed under a call as "connection closed", whether or not the call had been sent; a connect
+    error is the one failure that proves it was not. Only failures pay the parse.
     """
 
-    def __init__(self, inner: httpx2.AsyncBaseTransport) -> None:
+    def __init__(self, inner: httpx2.AsyncBaseTransport, agent_headers: Mapping[str, str]) -> None:
         self._inner = inner
+        self._agent_headers = dict(agent_headers)
         self.unsent: deque[str] = deque(maxlen=1024)
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        principal = ACTING_FOR.get()
+        if principal is not None and self._agent_headers:
+            named = quote(principal, safe="@._-:")
+            for header, template in self._agent_headers.items():
+                request.headers[header] = template.replace("{principal}", named)
         try:
             return await self._inner.handle_async_request(request)
         except httpx2.ConnectError:
@@ -183,6 +193,7 @@ class ClientUpstream:
         timeout_s: float = 30.0,
         headers: Mapping[str, str] | None = None,
         reconnect: ReconnectSettings | None = None,
+        agent_headers: Mapping[str, str] | None = None,
     ) -> None:
         self.name = name
         self._target = target
@@ -195,7 +206,8 @@ class ClientUpstream:
         self._up = asyncio.Event()
         self._broken = asyncio.Event()
         self._status = LinkStatus(False, 0, time.monotonic(), "not started")
-        self._transport: _UnsentWrites | None = None
+        self._agent_headers = dict(agent_headers or {})
+        self._transport: _Transport | None = None
 
     @property
     def status(self) -> LinkStatus:
@@ -206,7 +218,7 @@ class ClientUpstream:
     async def _open(self, stack: contextlib.AsyncExitStack) -> Client:
         target: Any = self._target
         if isinstance(target, str):
-            self._transport = _UnsentWrites(httpx2.AsyncHTTPTransport())
+            self._transport = _Transport(httpx2.AsyncHTTPTransport(), self._agent_headers)
             http = await stack.enter_async_context(
                 httpx2.AsyncClient(
                     headers=self._headers,
@@ -430,6 +442,7 @@ def connect_upstream(settings: McpSettings) -> ClientUpstream:
             timeout_s=settings.timeout_s,
             headers=settings.headers,
             reconnect=settings.reconnect,
+            agent_headers=settings.agent_headers,
         )
     if settings.command is None:
         raise BackendError("backend.mcp names no upstream: set url or command")

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 from guard.audit.ledger import Ledger
 from guard.audit.log import Audit, CommitEntry, TxnRecord, would_block
 from guard.audit.redact import Redactor
-from guard.backends.base import Backend, UpstreamReport
+from guard.backends.base import ACTING_FOR, Backend, UpstreamReport
 from guard.clock import Clock
 from guard.errors import (
     AuditError,
@@ -344,6 +344,7 @@ class TransactionManager:
         """Run ``work`` holding the transaction's lock, in a task the caller's cancellation cannot reach."""
 
         async def locked() -> T:
+            ACTING_FOR.set(live.state.principal)  # this task's own context: the backend sees who asks
             async with live.lock:
                 return await work()
 

@@ -9,6 +9,7 @@ is the official client in process.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import subprocess
@@ -21,7 +22,8 @@ from guard.edge.mcp_client import ClientUpstream
 from guard.runtime import Runtime
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import journal
-from tests.guard.conftest import agent_client, free_port, meta, until
+from tests.fakes.upstream_shop_server import ServedShop, shop_app
+from tests.guard.conftest import agent_client, free_port, meta, serving, until
 from tests.guard.mcp_support import body, kill_child, listening, text, upstream_guard
 
 
@@ -134,3 +136,62 @@ async def test_an_http_upstream_that_restarts_is_reconnected(tmp_path: Path) -> 
             shop.kill()
             shop.wait(10)
     assert [entry["tool"] for entry in journal(shop_journal)] == ["send_email"]  # the restarted shop's own
+
+
+async def test_each_request_tells_the_upstream_which_agent_it_is_for(tmp_path: Path) -> None:
+    """Requirement G51: agent_headers are rendered per request from the transaction's agent (URL-quoted);
+    a read, a passthrough write and a commit's dispatch each carry their agent's, the tool list none."""
+    seen: list[tuple[str, str | None, str | None]] = []
+    app = shop_app(ServedShop())
+
+    async def recording(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+            body = b""
+            more = True
+            messages = []
+            while more:
+                message = await receive()
+                messages.append(message)
+                body += message.get("body", b"")
+                more = message.get("more_body", False)
+            request = json.loads(body) if body else {}
+            tool = (request.get("params") or {}).get("name") or request.get("method")
+            seen.append((str(tool), headers.get("x-on-behalf-of"), headers.get("x-static")))
+            replay = iter(messages)
+
+            async def again() -> Any:
+                return next(replay)
+
+            await app(scope, again, send)
+            return
+        await app(scope, receive, send)
+
+    async with serving(recording) as base:
+        settings = {
+            "url": f"{base}/mcp",
+            "headers": {"X-Static": "s"},
+            "agent_headers": {"X-On-Behalf-Of": "agent={principal}"},
+            "tools": {"send_email": {"mode": "passthrough"}},
+        }
+        async with upstream_guard(tmp_path, **settings) as runtime:
+            async with agent_client(runtime, principal="ann lee") as ann:
+                await ann.call_tool("get_order", {"order_id": "ORD-9"}, meta=meta("a-1"))
+                await ann.call_tool("send_email", {"to": "x@example.com", "body": "b"}, meta=meta("a-1"))
+                await ann.call_tool("create_order", {"item": "lamp", "quantity": 1}, meta=meta("a-1"))
+                await ann.call_tool("guard_commit", {"summary": "x"}, meta=meta("a-1"))
+            async with agent_client(runtime, principal="bob") as bob:
+                await bob.call_tool("get_order", {"order_id": "ORD-1"}, meta=meta("b-1"))
+    calls = [
+        (tool, agent, static)
+        for tool, agent, static in seen
+        if tool not in ("initialize", "notifications/initialized")
+    ]
+    assert ("tools/list", None, "s") in calls
+    assert [(tool, agent) for tool, agent, _ in calls if agent is not None] == [
+        ("get_order", "agent=ann%20lee"),
+        ("send_email", "agent=ann%20lee"),
+        ("create_order", "agent=ann%20lee"),
+        ("get_order", "agent=bob"),
+    ]
+    assert all(static == "s" for _, _, static in calls)
