@@ -226,8 +226,9 @@ class McpToolSettings(_Section):
         return self
 
 
-class McpSettings(_Section):
-    """The upstream MCP server of an ``mcp`` backend: streamable HTTP (``url``) or stdio (``command``)."""
+class UpstreamSettings(_Section):
+    """One upstream MCP server: how it is reached (streamable HTTP ``url``, or stdio ``command``) and how
+    its tools are served."""
 
     url: str | None = Field(None, description="The upstream's streamable-HTTP endpoint.")
     headers: dict[str, str] = Field(default_factory=dict, description="HTTP headers sent upstream.")
@@ -241,7 +242,6 @@ class McpSettings(_Section):
     args: list[str] = Field(default_factory=list)
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
-    timeout_s: float = Field(30.0, gt=0, description="Longest wait for one upstream request.")
     write_mode: Literal["defer", "passthrough"] = Field(
         "defer", description="What a write is unless its tool says otherwise."
     )
@@ -256,6 +256,36 @@ class McpSettings(_Section):
         description="Regular expressions: a result whose text matches one is an error, for upstreams that "
         "report failures as plain text without isError (e.g. '^Error:').",
     )
+
+    @model_validator(mode="after")
+    def _reached_one_way(self) -> UpstreamSettings:
+        for index, pattern in enumerate(self.error_patterns):
+            _compiles(pattern, f"error_patterns[{index}]")
+        if self.url is not None and self.command is not None:
+            raise ValueError("set either url (streamable HTTP) or command (stdio), not both")
+        if self.url is None and (self.headers or self.agent_headers):
+            raise ValueError("headers and agent_headers apply to an upstream reached by url")
+        if self.command is None and (self.args or self.env or self.cwd is not None):
+            raise ValueError("args, env and cwd apply to an upstream launched by command")
+        return self
+
+
+_UPSTREAM_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]{0,31}$")
+
+NAMESPACE = "__"
+"""Between an upstream's name and its tools' when the guard fronts several: ``memory__create_entities``."""
+
+
+class McpSettings(UpstreamSettings):
+    """The upstream MCP server of an ``mcp`` backend (the fields of :class:`UpstreamSettings`), or several
+    (``upstreams``), each tool then named ``<upstream>__<tool>``; and what they share."""
+
+    timeout_s: float = Field(30.0, gt=0, description="Longest wait for one upstream request.")
+    upstreams: dict[str, UpstreamSettings] = Field(
+        default_factory=dict,
+        description="Several upstreams by name (letters, digits, '-'), instead of the one above: each "
+        "with its own connection and tool settings, its tools served as <name>__<tool>.",
+    )
     dispatch: DispatchSettings = Field(default_factory=DispatchSettings)
     withdraw_tool_name: str | None = Field(
         "guard_withdraw",
@@ -268,14 +298,18 @@ class McpSettings(_Section):
 
     @model_validator(mode="after")
     def _consistent(self) -> McpSettings:
-        for index, pattern in enumerate(self.error_patterns):
-            _compiles(pattern, f"error_patterns[{index}]")
-        if self.url is not None and self.command is not None:
-            raise ValueError("set either url (streamable HTTP) or command (stdio), not both")
-        if self.url is None and (self.headers or self.agent_headers):
-            raise ValueError("headers and agent_headers apply to an upstream reached by url")
-        if self.command is None and (self.args or self.env or self.cwd is not None):
-            raise ValueError("args, env and cwd apply to an upstream launched by command")
+        if self.upstreams:
+            bad = sorted(name for name in self.upstreams if not _UPSTREAM_NAME.match(name))
+            if bad:
+                raise ValueError(f"upstreams {bad}: a name is 1 to 32 letters, digits and '-'")
+            fields = UpstreamSettings.model_fields
+            own = sorted(
+                name
+                for name in self.model_fields_set & fields.keys()
+                if getattr(self, name) != fields[name].get_default(call_default_factory=True)
+            )
+            if own:
+                raise ValueError(f"with upstreams, set {', '.join(own)} in each upstream, not beside them")
         step = self.timeout_s + self.dispatch.max_backoff_s + self.dispatch.jitter_s
         if self.dispatch.lease_s <= step:
             raise ValueError(
@@ -283,6 +317,12 @@ class McpSettings(_Section):
                 f"(timeout_s + max_backoff_s + jitter_s = {step:g})"
             )
         return self
+
+    def served(self) -> dict[str, UpstreamSettings]:
+        """Each upstream by the prefix of its tools' names (one upstream: the empty prefix)."""
+        if not self.upstreams:
+            return {"": self}
+        return {f"{name}{NAMESPACE}": upstream for name, upstream in self.upstreams.items()}
 
 
 class BackendSettings(_Section):
@@ -310,8 +350,14 @@ class BackendSettings(_Section):
 
     @model_validator(mode="after")
     def _upstream_named(self) -> BackendSettings:
-        if self.kind == "mcp" and self.mcp.url is None and self.mcp.command is None:
-            raise ValueError("backend.kind is mcp: set backend.mcp.url or backend.mcp.command")
+        unnamed = [p for p, u in self.mcp.served().items() if u.url is None and u.command is None]
+        if self.kind == "mcp" and unnamed:
+            where = (
+                "backend.mcp"
+                if unnamed == [""]
+                else ", ".join(f"backend.mcp.upstreams.{p.removesuffix(NAMESPACE)}" for p in unnamed)
+            )
+            raise ValueError(f"backend.kind is mcp: set url or command in {where}")
         return self
 
 

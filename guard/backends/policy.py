@@ -19,13 +19,13 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from guard.backends.upstream import UpstreamTool
 from guard.errors import ConfigError
 from guard.json_schema import JsonSchemaArguments
-from guard.settings import CompensationSettings, McpSettings, McpToolSettings
+from guard.settings import NAMESPACE, CompensationSettings, McpSettings, McpToolSettings, UpstreamSettings
 from guard.tools import Tool
 
 __all__ = ["ToolMode", "ToolPolicy", "build_arguments", "classify_tool", "resolve_policies", "tool_spec"]
@@ -69,6 +69,7 @@ def classify_tool(
     write_mode: ToolMode,
     honours_keys: bool,
     error_patterns: Sequence[str] = (),
+    where: str = "backend.mcp",
 ) -> ToolPolicy:
     """The policy of one tool: config first, then annotations, else a non-idempotent write."""
     override = override or McpToolSettings()
@@ -77,7 +78,7 @@ def classify_tool(
     source: Literal["config", "annotations", "unknown"]
     if override.mode is not None:
         mode, source = override.mode, "config"
-        why = f"backend.mcp.tools.{tool.name}.mode is {mode}"
+        why = f"{where}.tools.{tool.name}.mode is {mode}"
     elif tool.read_only is True:
         mode, source = "read", "annotations"
         why = "readOnlyHint is true"
@@ -85,10 +86,10 @@ def classify_tool(
         mode, source = write_mode, "annotations" if annotated else "unknown"
         why = (
             f"readOnlyHint is {'false' if tool.read_only is False else 'not given'}: a write, "
-            f"in backend.mcp.write_mode ({write_mode})"
+            f"in {where}.write_mode ({write_mode})"
             if annotated
             else f"no annotations: a non-idempotent, destructive write ({write_mode}); if it only "
-            f"reads, set backend.mcp.tools.{tool.name}.mode: read"
+            f"reads, set {where}.tools.{tool.name}.mode: read"
         )
     if override.idempotent is not None:
         idempotent = override.idempotent
@@ -120,11 +121,30 @@ def _error_text(own: str | None, common: Sequence[str]) -> re.Pattern[str] | Non
 
 
 def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> dict[str, ToolPolicy]:
-    """Every listed tool's policy; :class:`ConfigError` when the overrides do not fit the tool list."""
+    """Every listed tool's policy; :class:`ConfigError` when the overrides do not fit the tool list.
+
+    With several upstreams each one's tools (named ``<upstream>__<tool>``) are classified by its own
+    settings, which name them without the prefix, as the upstream does.
+    """
+    policies: dict[str, ToolPolicy] = {}
+    for prefix, upstream in settings.served().items():
+        mine = [replace(t, name=t.name.removeprefix(prefix)) for t in tools if t.name.startswith(prefix)]
+        where = f"backend.mcp.upstreams.{prefix.removesuffix(NAMESPACE)}" if prefix else "backend.mcp"
+        for policy in _resolve_one(mine, upstream, where).values():
+            compensate = policy.compensate
+            if compensate is not None and prefix:
+                compensate = compensate.model_copy(update={"tool": prefix + compensate.tool})
+            policies[prefix + policy.name] = replace(policy, name=prefix + policy.name, compensate=compensate)
+    return policies
+
+
+def _resolve_one(
+    tools: Sequence[UpstreamTool], settings: UpstreamSettings, where: str
+) -> dict[str, ToolPolicy]:
     names = {tool.name for tool in tools}
     unknown = sorted(set(settings.tools) - names)
     if unknown:
-        raise ConfigError(f"backend.mcp.tools names tools the upstream does not list: {', '.join(unknown)}")
+        raise ConfigError(f"{where}.tools names tools the upstream does not list: {', '.join(unknown)}")
     policies = {
         tool.name: classify_tool(
             tool,
@@ -132,40 +152,43 @@ def resolve_policies(tools: Sequence[UpstreamTool], settings: McpSettings) -> di
             write_mode=settings.write_mode,
             honours_keys=settings.honours_idempotency_key,
             error_patterns=settings.error_patterns,
+            where=where,
         )
         for tool in tools
     }
     by_name = {tool.name: tool for tool in tools}
     for policy in policies.values():
         if policy.preview is not None:
-            _check_preview(policy, by_name[policy.name])
+            _check_preview(policy, by_name[policy.name], where)
         if policy.compensate is None:
             continue
         if policy.mode != "passthrough":
             raise ConfigError(
-                f"backend.mcp.tools.{policy.name}.compensate: the tool is a {policy.mode} tool; "
+                f"{where}.tools.{policy.name}.compensate: the tool is a {policy.mode} tool; "
                 "compensation applies to passthrough writes"
             )
         if policy.compensate.tool not in names:
             raise ConfigError(
-                f"backend.mcp.tools.{policy.name}.compensate: the upstream lists no tool "
+                f"{where}.tools.{policy.name}.compensate: the upstream lists no tool "
                 f"{policy.compensate.tool!r}"
             )
     unknown_tools = sorted(p.name for p in policies.values() if p.source == "unknown")
     if unknown_tools:
         log.warning(
-            "backend.mcp: %d tool(s) carry no MCP annotations and are served as non-idempotent writes "
-            "(%s %s): a read among them is held until commit; classify each in backend.mcp.tools "
+            "%s: %d tool(s) carry no MCP annotations and are served as non-idempotent writes "
+            "(%s %s): a read among them is held until commit; classify each in %s.tools "
             "(`guard tools` lists them)",
+            where,
             len(unknown_tools),
             settings.write_mode,
             ", ".join(unknown_tools),
+            where,
         )
     return policies
 
 
-def _check_preview(policy: ToolPolicy, tool: UpstreamTool) -> None:
-    where = f"backend.mcp.tools.{policy.name}.preview"
+def _check_preview(policy: ToolPolicy, tool: UpstreamTool, base: str) -> None:
+    where = f"{base}.tools.{policy.name}.preview"
     if policy.mode == "read":
         raise ConfigError(f"{where}: the tool is a read; preview applies to writes")
     declared = (tool.input_schema.get("properties") or {}).get(policy.preview)

@@ -12,10 +12,10 @@ upstream's tool refused the call.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-__all__ = ["RELAYED", "Upstream", "UpstreamResult", "UpstreamTool"]
+__all__ = ["RELAYED", "Namespaced", "Upstream", "UpstreamResult", "UpstreamTool"]
 
 RELAYED = frozenset(
     {"resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get"}
@@ -78,3 +78,97 @@ class Upstream(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+class Namespaced:
+    """Several upstreams as one (:class:`Upstream`): each tool and prompt named ``<prefix><its name>``.
+
+    Calls and prompts go to the upstream whose prefix names them; resources keep their URIs, and a read
+    goes to the upstream that listed the URI (else to each in turn until one knows it). Starting starts
+    them all (one that cannot connect fails the start); a ping fails naming every upstream that is down.
+    """
+
+    def __init__(self, upstreams: Mapping[str, Upstream]) -> None:
+        self._upstreams = dict(upstreams)
+        self.name = ", ".join(f"{prefix}{u.name}" for prefix, u in self._upstreams.items())[:256]
+        self._resources: dict[str, str] = {}
+
+    def _route(self, name: str) -> tuple[Upstream, str]:
+        for prefix, upstream in self._upstreams.items():
+            if name.startswith(prefix):
+                return upstream, name.removeprefix(prefix)
+        raise LookupError(f"no upstream serves {name!r}")
+
+    async def start(self) -> None:
+        started: list[Upstream] = []
+        try:
+            for upstream in self._upstreams.values():
+                await upstream.start()
+                started.append(upstream)
+        except BaseException:
+            for upstream in started:
+                await upstream.close()
+            raise
+
+    async def list_tools(self) -> list[UpstreamTool]:
+        tools: list[UpstreamTool] = []
+        for prefix, upstream in self._upstreams.items():
+            tools.extend(replace(tool, name=prefix + tool.name) for tool in await upstream.list_tools())
+        return tools
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, meta: Mapping[str, Any] | None = None
+    ) -> UpstreamResult:
+        upstream, own = self._route(name)
+        return await upstream.call_tool(own, arguments, meta=meta)
+
+    async def relay(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        if method in ("resources/list", "resources/templates/list", "prompts/list"):
+            return await self._merged(method)
+        if method == "prompts/get":
+            upstream, own = self._route(str(params["name"]))
+            return await upstream.relay(method, {**params, "name": own})
+        uri = str(params["uri"])
+        owner = self._resources.get(uri)
+        candidates = [self._upstreams[owner]] if owner is not None else list(self._upstreams.values())
+        failure: Exception | None = None
+        for upstream in candidates:
+            try:
+                return await upstream.relay(method, params)
+            except Exception as exc:
+                failure = exc
+        assert failure is not None
+        raise failure
+
+    async def _merged(self, method: str) -> dict[str, Any]:
+        """One page holding every upstream's (their cursors are not carried: each upstream's first page)."""
+        field = {"resources/list": "resources", "resources/templates/list": "resourceTemplates"}.get(
+            method, "prompts"
+        )
+        items: list[dict[str, Any]] = []
+        for prefix, upstream in self._upstreams.items():
+            try:
+                page = await upstream.relay(method, {})
+            except Exception:
+                continue  # an upstream without resources or prompts lists none
+            for item in page.get(field, []):
+                if field == "prompts":
+                    item = {**item, "name": prefix + str(item["name"])}
+                elif "uri" in item:
+                    self._resources[str(item["uri"])] = prefix
+                items.append(item)
+        return {field: items}
+
+    async def ping(self) -> None:
+        down = []
+        for prefix, upstream in self._upstreams.items():
+            try:
+                await upstream.ping()
+            except Exception as exc:
+                down.append(f"{prefix.rstrip('_')}: {exc}")
+        if down:
+            raise ConnectionError("; ".join(down))
+
+    async def close(self) -> None:
+        for upstream in self._upstreams.values():
+            await upstream.close()

@@ -36,9 +36,9 @@ from tenacity import AsyncRetrying, retry_if_exception_type, wait_exponential_ji
 
 from guard.backends.base import ACTING_FOR
 from guard.backends.outbox import IDEMPOTENCY_KEY
-from guard.backends.upstream import UpstreamResult, UpstreamTool
+from guard.backends.upstream import Namespaced, Upstream, UpstreamResult, UpstreamTool
 from guard.errors import BackendError, UpstreamDown
-from guard.settings import McpSettings, ReconnectSettings
+from guard.settings import NAMESPACE, McpSettings, ReconnectSettings, UpstreamSettings
 
 __all__ = ["ClientUpstream", "LinkStatus", "connect_upstream"]
 
@@ -433,25 +433,37 @@ def _url_name(url: str) -> str:
     return f"{parts.scheme}://{parts.hostname or ''}{':' + str(parts.port) if parts.port else ''}{parts.path}"
 
 
-def connect_upstream(settings: McpSettings) -> ClientUpstream:
-    """The upstream a config names (not yet started)."""
-    if settings.url is not None:
+def connect_upstream(settings: McpSettings) -> Upstream:
+    """The upstream a config names (not yet started): one, or several as one (:class:`Namespaced`)."""
+    served = settings.served()
+    if list(served) == [""]:
+        return _connect(settings, settings, "backend.mcp")
+    return Namespaced(
+        {
+            prefix: _connect(upstream, settings, f"backend.mcp.upstreams.{prefix.removesuffix(NAMESPACE)}")
+            for prefix, upstream in served.items()
+        }
+    )
+
+
+def _connect(upstream: UpstreamSettings, shared: McpSettings, where: str) -> ClientUpstream:
+    if upstream.url is not None:
         return ClientUpstream(
-            settings.url,
-            name=_url_name(settings.url),
-            timeout_s=settings.timeout_s,
-            headers=settings.headers,
-            reconnect=settings.reconnect,
-            agent_headers=settings.agent_headers,
+            upstream.url,
+            name=_url_name(upstream.url),
+            timeout_s=shared.timeout_s,
+            headers=upstream.headers,
+            reconnect=shared.reconnect,
+            agent_headers=upstream.agent_headers,
         )
-    if settings.command is None:
-        raise BackendError("backend.mcp names no upstream: set url or command")
+    if upstream.command is None:
+        raise BackendError(f"{where} names no upstream: set url or command")
     params = StdioServerParameters(
-        command=settings.command, args=list(settings.args), env=dict(settings.env) or None, cwd=settings.cwd
+        command=upstream.command, args=list(upstream.args), env=dict(upstream.env) or None, cwd=upstream.cwd
     )
     return ClientUpstream(
         params,
-        name=" ".join([settings.command, *settings.args])[:200],
-        timeout_s=settings.timeout_s,
-        reconnect=settings.reconnect,
+        name=" ".join([upstream.command, *upstream.args])[:200],
+        timeout_s=shared.timeout_s,
+        reconnect=shared.reconnect,
     )

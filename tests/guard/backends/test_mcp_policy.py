@@ -89,7 +89,7 @@ def test_compensation_arguments_come_from_the_call_and_its_result() -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("backend: {kind: mcp}\n", "backend.kind is mcp: set backend.mcp.url or backend.mcp.command"),
+        ("backend: {kind: mcp}\n", "backend.kind is mcp: set url or command in backend.mcp"),
         ("backend: {mcp: {url: 'http://x', command: y}}\n", "set either url"),
         ("backend: {mcp: {command: y, headers: {a: b}}}\n", "headers apply to an upstream reached by url"),
         ("backend: {mcp: {url: 'http://x', args: [a]}}\n", "args, env and cwd apply"),
