@@ -16,8 +16,9 @@ paged), a transaction with its calls, each commit attempt's findings and effects
 before/after table per row, changed fields marked) and the outbox dispatch, the conversation
 its host handed over (each call's turns before it, each commit attempt's in it, a rollback's
 after the calls; a redacted turn as its role and length), and for a commit
-waiting for a reviewer the approve and reject forms, which record the reviewer. Everything an
-agent wrote is escaped (Jinja2's autoescape). ``console.trace_url`` adds a link to the
+waiting for a reviewer the approve and reject forms, which record the reviewer; for a commit left
+partial, a form per write whose outcome is unknown (resolve it as applied or not) and the resume
+form. Everything an agent wrote is escaped (Jinja2's autoescape). ``console.trace_url`` adds a link to the
 transaction's trace.
 """
 
@@ -37,6 +38,7 @@ from guard.edge.door import ANONYMOUS, CONSOLE_SESSION, OPERATOR
 from guard.edge.door import CONSOLE_COOKIE as COOKIE
 from guard.errors import GuardError
 from guard.runtime import Runtime
+from guard.transaction.recovery import Resolve
 
 __all__ = ["COOKIE", "PAGE_SIZE", "STATUSES", "console_router"]
 
@@ -164,6 +166,7 @@ class _Console:
             for commit in detail.commits
         ]
         trace = self.trace_url.replace("{transaction_id}", quote(transaction_id)) if self.trace_url else None
+        dispatched = detail.commits[-1].dispatch or [] if detail.commits else []
         return self._page(
             "transaction.html",
             request,
@@ -172,7 +175,24 @@ class _Console:
             attempts=attempts,
             trace=trace,
             done=done,
+            unknown=[w for w in dispatched if w.get("status") == "unknown"],
         )
+
+    async def finish(
+        self, request: Request, transaction_id: str, operator: str, token: str, step: Resolve | None
+    ) -> Response:
+        """An operator's resume (``step`` None) or resolve of a partial commit, from its page."""
+        if (stale := self._stale(request, token)) is not None:
+            return stale
+        operator = operator.strip()
+        if not operator or len(operator) > 128:
+            return self._page("error.html", request, 400, message="an operator name (1-128 characters)")
+        try:
+            ended = await self.runtime.manager.finish(transaction_id, step, operator)
+        except GuardError as exc:
+            return self._page("error.html", request, 409, message=exc.message)
+        done = urlencode({"done": f"{ended.status.value}: {ended.close_reason}"})
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}?{done}", status_code=303)
 
     async def review(
         self, request: Request, transaction_id: str, approve: bool, reviewer: str, token: str
@@ -239,6 +259,25 @@ def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
     ) -> Response:
         return await console.review(request, transaction_id, False, reviewer, token)
 
+    async def resume(
+        request: Request, transaction_id: str, operator: str = Form(""), token: str = Form("")
+    ) -> Response:
+        return await console.finish(request, transaction_id, operator, token, None)
+
+    async def resolve(
+        request: Request,
+        transaction_id: str,
+        operator: str = Form(""),
+        call: int = Form(0),
+        outcome: str = Form(""),
+        token: str = Form(""),
+    ) -> Response:
+        if outcome not in ("applied", "failed") or call < 1:
+            return console._page("error.html", request, 400, message="a write (call) and its outcome")
+        return await console.finish(
+            request, transaction_id, operator, token, Resolve(call, outcome == "applied")
+        )
+
     async def sign_in(request: Request, token: str = Form("")) -> Response:
         return await console.sign_in(request, token)
 
@@ -250,6 +289,8 @@ def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
         ("GET", "/console/t/{transaction_id}", console.transaction),
         ("POST", "/console/t/{transaction_id}/approve", approve),
         ("POST", "/console/t/{transaction_id}/reject", reject),
+        ("POST", "/console/t/{transaction_id}/resume", resume),
+        ("POST", "/console/t/{transaction_id}/resolve", resolve),
         ("GET", "/console/sign-in", console.sign_in_page),
         ("POST", "/console/sign-in", sign_in),
         ("POST", "/console/sign-out", sign_out),

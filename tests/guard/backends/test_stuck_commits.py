@@ -21,12 +21,14 @@ from guard.clock import FixedClock
 from guard.edge.http import create_app
 from guard.errors import NotFinishable
 from guard.runtime import Runtime
+from guard.settings import AuthSettings
 from guard.transaction.recovery import Resolve
 from tests.conftest import ROOT
 from tests.fakes.mcp_shop import Shop, journal
 from tests.guard.backends.test_upstream_supervision import _kill_stdio_shop, _stdio_shop
 from tests.guard.backends.test_upstream_supervision import _upstream as _link
 from tests.guard.conftest import agent_client, meta, until
+from tests.guard.edge.test_console import OPERATOR, browser, form_token_of
 from tests.guard.mcp_support import body, mcp_settings, memory_guard, text, upstream_guard
 
 _WRITES = [
@@ -237,3 +239,32 @@ async def test_guard_transactions_resume_finishes_a_write_that_never_left_the_gu
     )
     assert again.returncode != 0
     assert "only a partial commit" in again.stderr + again.stdout
+
+
+async def test_the_console_resolves_and_resumes_a_partial_commit(tmp_path: Path) -> None:
+    """Requirement G46: the page of a partial transaction offers a form per unknown write and the resume
+    form (disabled while one is unknown); used in turn, the commit ends committed."""
+    shop = Shop()
+    shop.faults["create_order"] = ["lost"]
+    settings = mcp_settings(tmp_path).model_copy(update={"auth": AuthSettings(operator_tokens=[OPERATOR])})
+    async with memory_guard(settings, shop, FixedClock()) as runtime:
+        await _partial(runtime, "k-1")
+        async with browser(runtime) as page:
+            shown = (await page.get("/console/t/k-1")).text
+            token = form_token_of(shown)
+            resolved = await page.post(
+                "/console/t/k-1/resolve",
+                data={"operator": "ana", "call": "1", "outcome": "applied", "token": token},
+            )
+            middle = (await page.get("/console/t/k-1")).text
+            resumed = await page.post("/console/t/k-1/resume", data={"operator": "ana", "token": token})
+            forged = await page.post("/console/t/k-1/resume", data={"operator": "ana", "token": "0" * 64})
+    assert "#1 create_order: outcome unknown" in shown
+    assert "disabled" in shown
+    assert resolved.status_code == 303
+    assert "outcome unknown" not in middle
+    assert resumed.status_code == 303, resumed.text
+    assert forged.status_code == 403
+    assert [entry["tool"] for entry in shop.journal] == ["create_order", "refund", "send_email"]
+    detail = await _detail(runtime, "k-1")
+    assert detail.transaction.status == "committed"
