@@ -585,6 +585,26 @@ class ConsoleSettings(_Section):
         description="A trace UI address with {transaction_id} in it, linked from each transaction's page "
         "(e.g. a Jaeger search on the guard.transaction.id tag).",
     )
+    public_url: str | None = Field(
+        None,
+        pattern=r"^https?://[^\s/]+(/[^\s]*)?$",
+        description="The console's address as people reach it (e.g. https://guard.example.com); an agent "
+        "whose commit waits for a reviewer is sent its page there. Default: http://<server.host>:<port>.",
+    )
+    approval_wait_s: float = Field(
+        20.0,
+        gt=0,
+        le=300,
+        description="How long an agent's client, once its user has opened the page, waits in one request "
+        "for the reviewer's decision before it asks again.",
+    )
+    approval_rounds: int = Field(
+        6,
+        ge=1,
+        le=9,
+        description="Requests an agent's client makes for one decision before it is told the commit "
+        "still waits (the MCP client gives up after 10).",
+    )
 
     @field_validator("trace_url")
     @classmethod

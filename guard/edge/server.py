@@ -27,6 +27,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import quote
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -197,7 +198,7 @@ def build_server(
 
     async def call_tool(
         ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams
-    ) -> types.CallToolResult:
+    ) -> types.CallToolResult | types.InputRequiredResult:
         tool = params.name
         if tool.startswith(_RESERVED_PREFIX):
             raise MCPError(types.INVALID_PARAMS, f"tool name {tool!r} is reserved")
@@ -207,7 +208,13 @@ def build_server(
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
-            return await _dispatch(manager, key, _Call(tool, params.arguments, turns), on_finished)
+            call = _Call(tool, params.arguments, turns)
+            if tool == manager.commit_tool and params.request_state is not None:
+                return await _held_commit(manager, key, call, params, on_finished)
+            result = await _dispatch(manager, key, call, on_finished)
+            if tool == manager.commit_tool and _waits(result) and _sends_people_to_pages(ctx, manager):
+                return _approval_page(manager, key.id, rounds=0, ask=True)
+            return result
         except TransactionClosed as exc:
             return _closed(exc, key, on_finished)
         except Refused as exc:
@@ -255,6 +262,78 @@ def _relayed(backend: Relaying) -> dict[str, Any]:
         "on_list_prompts": handler("prompts/list", types.ListPromptsResult),
         "on_get_prompt": handler("prompts/get", types.GetPromptResult),
     }
+
+
+_APPROVAL = "guard/approval"
+"""The key of the URL elicitation that sends the agent's user to a held commit's page."""
+
+
+def _waits(result: types.CallToolResult) -> bool:
+    body = result.structured_content or {}
+    return body.get("status") == CommitStatus.PENDING_APPROVAL.value
+
+
+def _sends_people_to_pages(ctx: ServerRequestContext[Any, Any], manager: TransactionManager) -> bool:
+    """Whether the client takes a held commit as a page for its user to open: the multi-round-trip
+    protocol (2026-07-28 and later) with URL elicitation, and a console to open."""
+    if not manager.settings.console.enabled or ctx.protocol_version < "2026-07-28":
+        return False
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    return elicitation is not None and elicitation.url is not None
+
+
+def _approval_page(
+    manager: TransactionManager, transaction_id: str, *, rounds: int, ask: bool
+) -> types.InputRequiredResult:
+    """The held commit as an input-required result: the console page to open (``ask``), or, once the
+    user has it, only the state to ask again with (the client waits a little and retries)."""
+    state = json.dumps({"transaction": transaction_id, "rounds": rounds})
+    if not ask:
+        return types.InputRequiredResult(request_state=state)
+    settings = manager.settings
+    base = settings.console.public_url or f"http://{settings.server.host}:{settings.server.port}"
+    url = f"{base.rstrip('/')}/console/t/{quote(transaction_id, safe='')}"
+    page = types.ElicitRequestURLParams(
+        message=f"The changes of transaction {transaction_id} wait for a reviewer's approval before they are "
+        "committed. Open the page to review them (or to see who must); the agent goes on when they decide.",
+        url=url,
+    )
+    return types.InputRequiredResult(
+        input_requests={_APPROVAL: types.ElicitRequest(params=page)}, request_state=state
+    )
+
+
+async def _held_commit(
+    manager: TransactionManager,
+    key: TxnKey,
+    call: _Call,
+    params: types.CallToolRequestParams,
+    on_finished: Callable[[str], None] | None,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """A client asking again about its held commit: the reviewer's decision when there is one (waiting up
+    to ``console.approval_wait_s``), else another round; after ``approval_rounds``, or if the user
+    declined to open the page, the commit's reply as it stands (``pending_approval``)."""
+    try:
+        state = json.loads(params.request_state or "")
+        rounds = int(state["rounds"])
+        held = str(state["transaction"])
+    except (ValueError, KeyError, TypeError) as exc:
+        raise MCPError(types.INVALID_PARAMS, "request_state is not the guard's") from exc
+    if held != key.id:
+        raise MCPError(types.INVALID_PARAMS, f"request_state names transaction {held}, not {key.id}")
+    answer = (params.input_responses or {}).get(_APPROVAL)
+    declined = isinstance(answer, types.ElicitResult) and answer.action != "accept"
+    console = manager.settings.console
+    if not declined:
+        reply = await manager.decision(key, console.approval_wait_s)
+        if reply is not None:
+            if on_finished is not None:
+                on_finished(key.id)
+            return _commit_result(reply)
+        if rounds + 1 < console.approval_rounds:
+            return _approval_page(manager, key.id, rounds=rounds + 1, ask=False)
+    return await _dispatch(manager, key, call, on_finished)
 
 
 def _said(ctx: ServerRequestContext[Any, Any], manager: TransactionManager) -> tuple[Turn, ...] | None:

@@ -127,6 +127,8 @@ class LiveTxn:
     argument_bytes: int = 0
     escalated: Attempt | None = None
     conversation: Conversation = field(default_factory=Conversation)
+    ended: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set once the transaction has ended (committed, rolled back, aborted): a held commit's waiters wake."""
 
     def next_seq(self) -> int:
         """The audit log's number for this transaction's next call record."""

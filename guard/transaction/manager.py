@@ -686,6 +686,31 @@ class TransactionManager:
         await self._carry_out(live, commands, via)
         return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
 
+    async def decision(self, key: TxnKey, timeout_s: float) -> CommitReply | None:
+        """How the key's commit held for a reviewer ended, waiting up to ``timeout_s`` for it; None while
+        it still waits (or the transaction holds no such commit)."""
+        live = self._live.get(key.id)
+        if live is not None:
+            if live.state.principal != key.principal:
+                raise RequestRejected(f"transaction {key.id} belongs to another agent", transaction_id=key.id)
+            if live.state.status is not Status.PENDING_APPROVAL:
+                return None
+            try:
+                await asyncio.wait_for(asyncio.shield(live.ended.wait()), timeout_s)
+            except TimeoutError:
+                return None
+        status = self._closed.get(key.id)
+        if status is None:
+            return None
+        detail = await self.audit.get_transaction(key.id)
+        reason = detail.transaction.close_reason if detail is not None else None
+        return CommitReply(
+            status=CommitStatus.of(status),
+            transaction=key.id,
+            attempts_left=0,
+            message=reason or status.value,
+        )
+
     async def finish(self, transaction_id: str, step: Resolve | None, by: str) -> TxnRecord:
         """An operator's resume (``step`` None) or resolve of a partial commit (see :func:`finish`)."""
         ended = await finish(self.audit, self.backend, self.clock, transaction_id, step, by)
@@ -788,6 +813,7 @@ class TransactionManager:
         state = live.state
         self._live.pop(state.id, None)
         self._closed[state.id] = state.status
+        live.ended.set()
         while len(self._closed) > 10_000:
             self._closed.popitem(last=False)
         self.telemetry.close_transaction(live.span, state.status, state.close_reason, state.calls)
