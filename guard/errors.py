@@ -15,6 +15,7 @@ from typing import Any
 from judges.classify import ErrorClass
 
 __all__ = [
+    "ApprovalRefused",
     "AuditError",
     "BackendError",
     "ConfigError",
@@ -128,6 +129,11 @@ class TransactionError(GuardError):
 
 class TransactionClosed(TransactionError):
     """The transaction was already committed or rolled back."""
+
+
+class ApprovalRefused(TransactionError):
+    """An approval that is no longer valid for what waits (expired, changed, judged by another policy),
+    or a reviewer who already approved; the commit still waits."""
 
 
 class NotFinishable(TransactionError):

@@ -598,6 +598,12 @@ class ConsoleSettings(_Section):
         description="How long an agent's client, once its user has opened the page, waits in one request "
         "for the reviewer's decision before it asks again.",
     )
+    approval_ttl_s: float = Field(
+        86_400.0,
+        gt=0,
+        description="An approval request is valid this long after the commit asked for it; after, it can "
+        "only be rejected (the agent commits again to ask anew).",
+    )
     approval_rounds: int = Field(
         6,
         ge=1,

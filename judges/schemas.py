@@ -115,6 +115,15 @@ class RuleSpec(_Spec):
     message: str = Field(min_length=1)
     hint: str | None = None
     mode: Mode | None = None
+    reviewers: int = Field(
+        1, ge=1, le=5, description="For an escalation: how many different people must approve the commit."
+    )
+
+    @model_validator(mode="after")
+    def _reviewers_escalate(self) -> RuleSpec:
+        if self.reviewers > 1 and self.decision != "escalate":
+            raise ValueError("reviewers applies to a rule whose decision is escalate")
+        return self
 
     @field_validator("id")
     @classmethod

@@ -86,7 +86,11 @@ class _Admin:
         detail = await self.manager.audit.get_transaction(transaction_id)
         if detail is None:
             raise HTTPException(404, f"no transaction {transaction_id}")
-        return detail.to_dict()
+        shown = detail.to_dict()
+        binding = self.manager.approval(transaction_id)
+        if binding is not None:
+            shown["approval"] = binding.to_dict()
+        return shown
 
     async def commit(self, transaction_id: str, body: CommitBody) -> dict[str, Any]:
         turns = None

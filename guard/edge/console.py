@@ -176,6 +176,7 @@ class _Console:
             trace=trace,
             done=done,
             unknown=[w for w in dispatched if w.get("status") == "unknown"],
+            approval=self.runtime.manager.approval(transaction_id),
         )
 
     async def finish(

@@ -212,6 +212,13 @@ class CommitGate:
                 f"(it has {', '.join(sorted(known)) or 'none'})"
             )
 
+    def policy_versions(self) -> tuple[str, ...]:
+        """Each judge of the chain by name, a rule pack with its version (``name@version``)."""
+        return tuple(
+            f"{judge.name}@{version}" if (version := getattr(judge, "version", None)) else judge.name
+            for judge in self.judges
+        )
+
     def check_arguments(self, arguments: Mapping[str, frozenset[str]], backend: str) -> None:
         """Refuse (:class:`ConfigError`) rules that read an argument a call table's tool does not take
         (``arguments``: ``call:<tool>`` → the argument names its input schema declares): such a rule

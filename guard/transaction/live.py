@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import json
 import logging
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
@@ -111,6 +113,36 @@ class Attempt:
         return replace(entry, duration_ms=duration_ms, dispatch=dispatch, turns=turns_data(self.turns))
 
 
+def diff_hash(effects: Sequence[Effect]) -> str:
+    """The pending changes as one hash: the same changes, the same hash, in any process."""
+    text = json.dumps([e.to_dict() for e in effects], sort_keys=True, default=str, ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Binding:
+    """What an approval is asked for, and is valid for only: the pending changes (``diff``), the findings
+    that asked, the policies (judges and rule pack versions) that judged, how many people must approve,
+    and until when; ``approved_by``, those who have."""
+
+    diff: str
+    findings: tuple[str, ...]
+    policies: tuple[str, ...]
+    reviewers: int
+    expires_at: datetime
+    approved_by: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "diff": self.diff,
+            "findings": list(self.findings),
+            "policies": list(self.policies),
+            "reviewers": self.reviewers,
+            "approved_by": list(self.approved_by),
+            "expires_at": self.expires_at.isoformat(),
+        }
+
+
 @dataclass(eq=False)
 class LiveTxn:
     """One open transaction as the manager holds it: its state, its backend session, what it did,
@@ -129,6 +161,8 @@ class LiveTxn:
     conversation: Conversation = field(default_factory=Conversation)
     ended: asyncio.Event = field(default_factory=asyncio.Event)
     """Set once the transaction has ended (committed, rolled back, aborted): a held commit's waiters wake."""
+    binding: Binding | None = None
+    """While a commit waits for review: what its approval is bound to."""
 
     def next_seq(self) -> int:
         """The audit log's number for this transaction's next call record."""

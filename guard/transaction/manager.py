@@ -23,7 +23,7 @@ import logging
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from guard.audit.ledger import Ledger
@@ -32,6 +32,7 @@ from guard.audit.redact import Redactor
 from guard.backends.base import ACTING_FOR, Backend, UpstreamReport
 from guard.clock import Clock
 from guard.errors import (
+    ApprovalRefused,
     AuditError,
     BackendError,
     GuardError,
@@ -51,7 +52,7 @@ from guard.transaction import protocol as tx
 from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
 from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
-from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
+from guard.transaction.live import Asked, Attempt, Binding, KeyLocks, LiveTxn, diff_hash, quietly
 from guard.transaction.recovery import Resolve, finish, record_recovered
 from guard.transaction.replies import (
     CommitReply,
@@ -723,7 +724,52 @@ class TransactionManager:
         live = self._by_id(transaction_id)
         return await self._shielded(live, lambda: self._review(live, approve, reviewer))
 
+    def _binding(self, attempt: Attempt) -> Binding:
+        asking = [f for f in attempt.findings if f.severity is Severity.ESCALATE and not f.shadow]
+        reviewers = max((int(f.evidence.get("reviewers", 1)) for f in asking), default=1)
+        ttl = timedelta(seconds=self.settings.console.approval_ttl_s)
+        return Binding(
+            diff=diff_hash(attempt.effects),
+            findings=tuple(f"{f.judge}/{f.rule}" if f.rule else f"{f.judge}: {f.message}" for f in asking),
+            policies=self.gate.policy_versions(),
+            reviewers=reviewers,
+            expires_at=self.clock.now() + ttl,
+        )
+
+    def approval(self, transaction_id: str) -> Binding | None:
+        """What the approval of a commit waiting for review is bound to (None: none waits)."""
+        live = self._live.get(transaction_id)
+        return None if live is None else live.binding
+
+    async def _unbound(self, live: LiveTxn, reviewer: str) -> str | None:
+        """Why an approval by ``reviewer`` is not valid now (None: it is)."""
+        binding = live.binding
+        if binding is None:
+            return None
+        if self.clock.now() > binding.expires_at:
+            return f"the approval request expired at {binding.expires_at.isoformat()}"
+        if reviewer in binding.approved_by:
+            return f"{reviewer} has approved it already; another reviewer must"
+        if self.gate.policy_versions() != binding.policies:
+            return "the policies that judged it have changed since it asked for approval"
+        if diff_hash(await live.session.effects()) != binding.diff:
+            return "its pending changes differ from those the approval was asked for"
+        return None
+
     async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
+        if approve:
+            problem = await self._unbound(live, reviewer)
+            if problem is not None:
+                raise ApprovalRefused(
+                    f"cannot approve {live.state.id}: {problem}; it still waits (reject it, or the agent "
+                    "commits again to ask anew)",
+                    transaction_id=live.state.id,
+                )
+            binding = live.binding
+            if binding is not None and len(binding.approved_by) + 1 < binding.reviewers:
+                return await self._approved_in_part(live, binding, reviewer)
+            if binding is not None and binding.approved_by:
+                reviewer = " and ".join((*binding.approved_by, reviewer))
         commands = self._step(live, tx.Reviewed(approve, reviewer, self.clock.monotonic()))
         escalated = live.escalated
         attempt = Attempt(
@@ -749,6 +795,27 @@ class TransactionManager:
                 transaction_id=live.state.id,
             )
         return reply
+
+    async def _approved_in_part(self, live: LiveTxn, binding: Binding, reviewer: str) -> CommitReply:
+        """One approval of several needed: recorded as an attempt that leaves the commit waiting."""
+        live.binding = replace(binding, approved_by=(*binding.approved_by, reviewer))
+        count = f"{len(live.binding.approved_by)} of {binding.reviewers}"
+        message = f"approved by {reviewer} ({count} reviewers); it waits for another reviewer"
+        escalated = live.escalated
+        attempt = Attempt(
+            number=live.attempts + 1,
+            via=Via.REVIEW,
+            decision=Decision.ESCALATE,
+            findings=(Finding("review", Severity.ESCALATE, message),),
+            effects=() if escalated is None else escalated.effects,
+            summary=live.record.summary,
+            at=self.clock.now(),
+            started=self.clock.monotonic(),
+        )
+        live.attempts = attempt.number
+        entry = attempt.entry(live.state.id, CommitStatus.PENDING_APPROVAL, self.clock.monotonic())
+        await self.ledger.attempt(entry, live.record)
+        return self._reply(live, CommitStatus.PENDING_APPROVAL, attempt, message)
 
     # -- driving the protocol --------------------------------------------------------------
 
@@ -799,6 +866,7 @@ class TransactionManager:
         live.attempts = attempt.number
         if status is CommitStatus.PENDING_APPROVAL:
             live.escalated = attempt
+            live.binding = self._binding(attempt)
         live.record = live.record.following(live.state, self.clock.now(), summary=attempt.summary)
         await self.ledger.attempt(attempt.entry(live.state.id, status, self.clock.monotonic()), live.record)
 

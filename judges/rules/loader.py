@@ -217,6 +217,7 @@ class _Compiler:
             line=self.source.position(path)[0],
             now="now" in used,
             mode=spec.mode,
+            reviewers=spec.reviewers,
             reads=frozenset(used & (COMMIT_NAMES - {"now"})),
         )
 

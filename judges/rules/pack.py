@@ -33,6 +33,7 @@ findings would have had (:func:`judges.failure_mode`).
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -80,6 +81,22 @@ class Rule:
     """``shadow``: its findings are recorded, not acted on; ``enforce``: they act even in a shadow guard."""
     reads: frozenset[str] = frozenset()
     """The commit names other than ``now`` that it reads (``calls``, ``conversation``, ...)."""
+    reviewers: int = 1
+    """For an escalation: how many different people must approve (a finding's ``evidence.reviewers``)."""
+
+    def fingerprint(self) -> str:
+        """What the rule decides and says, as text: two versions of it differ here when they differ."""
+        parts = (
+            self.id,
+            ",".join(sorted(self.tables or ("*",))),
+            ",".join(sorted(kind.value for kind in self.kinds)),
+            self.require.source,
+            self.severity.value,
+            self.message.text,
+            str(self.mode),
+            str(self.reviewers),
+        )
+        return "\x1f".join(parts)
 
     def fields_read(self) -> frozenset[str]:
         """The fields of ``effect.after`` / ``effect.before`` its condition and texts read by name."""
@@ -150,6 +167,12 @@ class RulePack:
 
     def __repr__(self) -> str:
         return f"RulePack({self.name!r}, {len(self.rules)} rules, source={self.source!r})"
+
+    @property
+    def version(self) -> str:
+        """A short hash of its rules as they decide (an approval records the versions that asked for it)."""
+        text = "\x1e".join(rule.fingerprint() for rule in self.rules)
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
     @property
     def finding_modes(self) -> frozenset[Mode | None]:
@@ -357,6 +380,8 @@ class RulePack:
         evidence = self._evidence(effect)
         if errors:
             evidence["template_errors"] = errors
+        if rule.reviewers > 1:
+            evidence["reviewers"] = rule.reviewers
         return Finding(
             self.name, rule.severity, message, hint=hint, rule=rule.id, evidence=evidence, mode=rule.mode
         )
