@@ -26,11 +26,13 @@ from guard.edge.mcp_client import connect_upstream
 from guard.errors import BackendError, ConfigError
 from guard.gate.commit import CommitGate
 from guard.lease import InstanceLease, NoLease
+from guard.notify import Deliveries, MemoryDeliveries, Notifier
 from guard.retry import RetryRules
 from guard.settings import AuditSettings, GuardSettings
 from guard.store.engine import create_engine, display_url, require_file, sqlite_file
 from guard.store.migrate import check_current
 from guard.store.sql_audit import SqlAudit
+from guard.store.sql_deliveries import SqlDeliveries
 from guard.store.sql_lease import SqlInstanceLease
 from guard.store.sql_outbox import SqlOutbox
 from guard.telemetry import Telemetry, provider_from_settings
@@ -144,6 +146,8 @@ class Runtime:
     async def stop(self) -> None:
         try:
             await self.manager.stop()
+            if self.manager.notifier is not None:
+                await self.manager.notifier.drain()
         finally:
             with contextlib.suppress(Exception):
                 await self.lease.release()
@@ -211,7 +215,11 @@ def assemble(
             else provider_from_settings(settings.telemetry, instance=settings.server.instance)
         )
     rules = RetryRules.from_settings(settings.retry, sleep=sleep)
-    manager = TransactionManager(backend, gate, audit, telemetry, clock or SystemClock(), settings, rules)
+    clock = clock or SystemClock()
+    manager = TransactionManager(backend, gate, audit, telemetry, clock, settings, rules)
+    if settings.notify.webhooks:
+        deliveries: Deliveries = MemoryDeliveries() if audit_engine is None else SqlDeliveries(audit_engine)
+        manager.notifier = Notifier(settings.notify, deliveries, clock)
     return Runtime(settings, manager, audit_engine, telemetry, owns_gate=owns_gate)
 
 

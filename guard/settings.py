@@ -620,6 +620,37 @@ class ConsoleSettings(_Section):
         return value
 
 
+NoticeEvent = Literal["escalated", "approved", "rejected", "approved_in_part"]
+_NOTICE_EVENTS: list[NoticeEvent] = ["escalated", "approved", "rejected", "approved_in_part"]
+
+
+class WebhookSettings(_Section):
+    """One receiver of notices (a chat's incoming webhook, an incident tool, your own endpoint)."""
+
+    url: str = Field(pattern=r"^https?://\S+$", description="Where notices are POSTed.")
+    format: Literal["generic", "slack"] = Field(
+        "generic", description="generic: the guard's JSON; slack: an incoming-webhook payload with the link."
+    )
+    events: list[NoticeEvent] = Field(
+        default_factory=lambda: list(_NOTICE_EVENTS),
+        min_length=1,
+        description="Which notices it gets.",
+    )
+    secret: str | None = Field(None, description="The HMAC key of the Guard-Signature header.")
+    secret_env: str | None = Field(None, description="An environment variable holding the HMAC key instead.")
+    timeout_s: float = Field(5.0, gt=0, le=60)
+    max_attempts: int = Field(6, ge=1, le=20, description="Attempts per notice, the first included.")
+    initial_backoff_s: float = Field(0.5, ge=0)
+    max_backoff_s: float = Field(60.0, ge=0)
+
+
+class NotifySettings(_Section):
+    webhooks: list[WebhookSettings] = Field(
+        default_factory=list,
+        description="Receivers told when a commit waits for a reviewer and when a reviewer decides.",
+    )
+
+
 class GuardSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="GUARD_", env_nested_delimiter="__", extra="forbid")
 
@@ -633,6 +664,7 @@ class GuardSettings(BaseSettings):
     auth: AuthSettings = Field(default_factory=AuthSettings)
     limits: LimitSettings = Field(default_factory=LimitSettings)
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)
+    notify: NotifySettings = Field(default_factory=NotifySettings)
 
 
 # sqlite[+driver]:///path[?query]: the path is relative unless it starts with /

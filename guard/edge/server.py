@@ -27,7 +27,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
 
 import mcp_types as types
 from mcp.server.context import ServerRequestContext
@@ -37,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from guard.backends.base import Relaying
 from guard.errors import GuardError, InvalidConversation, Refused, RequestRejected, TransactionClosed
+from guard.notify import page_url
 from guard.tools import Tool, format_validation_error
 from guard.transaction.conversation import said_in
 from guard.transaction.manager import CommitReply, ToolReply, TransactionManager, TxnKey
@@ -291,9 +291,7 @@ def _approval_page(
     state = json.dumps({"transaction": transaction_id, "rounds": rounds})
     if not ask:
         return types.InputRequiredResult(request_state=state)
-    settings = manager.settings
-    base = settings.console.public_url or f"http://{settings.server.host}:{settings.server.port}"
-    url = f"{base.rstrip('/')}/console/t/{quote(transaction_id, safe='')}"
+    url = page_url(manager.settings, transaction_id)
     page = types.ElicitRequestURLParams(
         message=f"The changes of transaction {transaction_id} wait for a reviewer's approval before they are "
         "committed. Open the page to review them (or to see who must); the agent goes on when they decide.",

@@ -7,7 +7,8 @@ over with a call, a commit attempt or a rollback (None: none handed over) as
 they were at the time; text
 and JSON an agent chose are made storable on their way in (:mod:`guard.store.storable`).
 ``guard_outbox`` holds the writes of ``mcp`` transactions (:mod:`guard.backends.outbox`);
-``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`).
+``guard_instances`` the guard processes that have run on this store (:mod:`guard.lease`);
+``guard_notifications`` every webhook delivery and whether it arrived (:mod:`guard.notify`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from sqlalchemy import (
 
 from guard.store.storable import StorableJSON, StorableText
 
-__all__ = ["calls", "commits", "instances", "metadata", "outbox", "transactions"]
+__all__ = ["calls", "commits", "instances", "metadata", "notifications", "outbox", "transactions"]
 
 metadata = MetaData()
 
@@ -125,4 +126,19 @@ outbox = Table(
     Column("lease_until", DateTime(timezone=True)),
     Index("ix_guard_outbox_transaction", "transaction_id", "seq"),
     Index("ix_guard_outbox_status", "status", "lease_until"),
+)
+
+notifications = Table(
+    "guard_notifications",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("transaction_id", String(128), nullable=False),
+    Column("event", String(32), nullable=False),
+    Column("url", StorableText, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False),
+    Column("error", StorableText),
+    Column("at", DateTime(timezone=True), nullable=False),
+    Index("ix_guard_notifications_transaction", "transaction_id", "at"),
+    Index("ix_guard_notifications_status", "status", "at"),
 )

@@ -44,6 +44,7 @@ from guard.errors import (
     TransactionClosed,
 )
 from guard.gate.commit import CommitGate, GateResult, call_arguments
+from guard.notify import Event, Notice, Notifier, page_url
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -116,6 +117,8 @@ class TransactionManager:
         self._reserved: Counter[str] = Counter()
         self.ledger = Ledger(audit, backend, clock, settings.server.instance, Redactor(settings.audit.redact))
         self._reaper: asyncio.Task[None] | None = None
+        self.notifier: Notifier | None = None
+        """Told when a commit waits for a reviewer and when a reviewer decides (``notify.webhooks``)."""
 
     @property
     def commit_tool(self) -> str:
@@ -736,6 +739,26 @@ class TransactionManager:
             expires_at=self.clock.now() + ttl,
         )
 
+    def _tell(self, live: LiveTxn, event: Event, message: str) -> None:
+        """Notify the webhooks (in the background; never fails the caller)."""
+        if not self.notifier:
+            return
+        binding = live.binding.to_dict() if live.binding is not None else None
+        notice = Notice(
+            event,
+            live.state.id,
+            live.state.principal,
+            message,
+            page_url(self.settings, live.state.id),
+            self.clock.now(),
+            binding,
+        )
+        try:
+            assert self.notifier is not None
+            self.notifier.notify(notice)
+        except Exception:
+            log.exception("could not notify %s of %s", event, live.state.id)
+
     def approval(self, transaction_id: str) -> Binding | None:
         """What the approval of a commit waiting for review is bound to (None: none waits)."""
         live = self._live.get(transaction_id)
@@ -785,6 +808,7 @@ class TransactionManager:
         if not approve:
             await self._carry_out(live, commands, attempt.via, attempt)
             reason = live.state.close_reason or ""
+            self._tell(live, "rejected", reason)
             return self._reply(live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), reason)
         allowed = require_allowed(live.state)
         reply = await self._commit_decided(live, attempt, allowed.close_reason or "approved")
@@ -794,6 +818,7 @@ class TransactionManager:
                 "committed and it still waits for review: try again",
                 transaction_id=live.state.id,
             )
+        self._tell(live, "approved", f"{reply.status.value}: {reply.message}")
         return reply
 
     async def _approved_in_part(self, live: LiveTxn, binding: Binding, reviewer: str) -> CommitReply:
@@ -815,6 +840,7 @@ class TransactionManager:
         live.attempts = attempt.number
         entry = attempt.entry(live.state.id, CommitStatus.PENDING_APPROVAL, self.clock.monotonic())
         await self.ledger.attempt(entry, live.record)
+        self._tell(live, "approved_in_part", message)
         return self._reply(live, CommitStatus.PENDING_APPROVAL, attempt, message)
 
     # -- driving the protocol --------------------------------------------------------------
@@ -869,6 +895,9 @@ class TransactionManager:
             live.binding = self._binding(attempt)
         live.record = live.record.following(live.state, self.clock.now(), summary=attempt.summary)
         await self.ledger.attempt(attempt.entry(live.state.id, status, self.clock.monotonic()), live.record)
+        if status is CommitStatus.PENDING_APPROVAL:
+            reasons = "; ".join(f.message for f in attempt.findings if f.severity is Severity.ESCALATE)
+            self._tell(live, "escalated", reasons or "it waits for a reviewer")
 
     async def _finish(self, live: LiveTxn, commit: CommitEntry | None) -> None:
         """The transaction has ended: free its slot, then record its end and ``commit``, the attempt that

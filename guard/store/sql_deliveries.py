@@ -1,0 +1,53 @@
+"""Webhook deliveries in ``guard_notifications`` (:class:`guard.notify.Deliveries`)."""
+
+from __future__ import annotations
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from guard.notify import Delivery
+from guard.store.tables import notifications
+
+__all__ = ["SqlDeliveries"]
+
+
+class SqlDeliveries:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def record(self, delivery: Delivery) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                insert(notifications).values(
+                    id=delivery.id,
+                    transaction_id=delivery.transaction_id,
+                    event=delivery.event,
+                    url=delivery.url,
+                    status=delivery.status,
+                    attempts=delivery.attempts,
+                    error=delivery.error,
+                    at=delivery.at,
+                )
+            )
+
+    async def of(self, transaction_id: str) -> list[Delivery]:
+        query = (
+            select(notifications)
+            .where(notifications.c.transaction_id == transaction_id)
+            .order_by(notifications.c.at, notifications.c.id)
+        )
+        async with self._engine.connect() as conn:
+            rows = (await conn.execute(query)).mappings().all()
+        return [
+            Delivery(
+                r["id"],
+                r["transaction_id"],
+                r["event"],
+                r["url"],
+                r["status"],
+                r["attempts"],
+                r["error"],
+                r["at"],
+            )
+            for r in rows
+        ]
