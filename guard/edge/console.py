@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import hmac
 import json
+import logging
+from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -41,6 +43,8 @@ from guard.runtime import Runtime
 from guard.transaction.recovery import Resolve
 
 __all__ = ["COOKIE", "PAGE_SIZE", "STATUSES", "console_router"]
+
+log = logging.getLogger(__name__)
 
 PAGE_SIZE = 50
 _MAX_LISTED = 10_000  # the audit lists at most this many; pages past it are empty
@@ -64,6 +68,19 @@ _templates = Environment(
 )
 _templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
 _templates.filters["cell"] = lambda value: json.dumps(value, default=str)
+
+
+def _when(value: datetime | str | None) -> str:
+    """A time as people read it, always with its zone (UTC)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    moment = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+_templates.filters["when"] = _when
 
 
 def _rows_of(effect: dict[str, Any]) -> list[dict[str, Any]]:
@@ -157,7 +174,7 @@ class _Console:
             next=link(page + 1) if more else None,
         )
 
-    async def transaction(self, request: Request, transaction_id: str, done: str = "") -> HTMLResponse:
+    async def transaction(self, request: Request, transaction_id: str) -> HTMLResponse:
         detail = await self.audit.get_transaction(transaction_id)
         if detail is None:
             return self._page("error.html", request, 404, message=f"no transaction {transaction_id}")
@@ -174,7 +191,8 @@ class _Console:
             calls=detail.calls,
             attempts=attempts,
             trace=trace,
-            done=done,
+            last=detail.commits[-1] if detail.commits else None,
+            live=self.runtime.manager.live(transaction_id) is not None,
             unknown=[w for w in dispatched if w.get("status") == "unknown"],
             approval=self.runtime.manager.approval(transaction_id),
         )
@@ -192,8 +210,21 @@ class _Console:
             ended = await self.runtime.manager.finish(transaction_id, step, operator)
         except GuardError as exc:
             return self._page("error.html", request, 409, message=exc.message)
-        done = urlencode({"done": f"{ended.status.value}: {ended.close_reason}"})
-        return RedirectResponse(f"/console/t/{quote(transaction_id)}?{done}", status_code=303)
+        log.info("console: %s %s by %s", transaction_id, ended.status.value, operator)
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
+
+    async def roll_back(self, request: Request, transaction_id: str, operator: str, token: str) -> Response:
+        """An operator rolls back an open transaction, or one waiting for review, from its page."""
+        if (stale := self._stale(request, token)) is not None:
+            return stale
+        operator = operator.strip()
+        if not operator or len(operator) > 128:
+            return self._page("error.html", request, 400, message="an operator name (1-128 characters)")
+        try:
+            await self.runtime.manager.rollback_by_id(transaction_id, f"rolled back by {operator}")
+        except GuardError as exc:
+            return self._page("error.html", request, 409, message=exc.message)
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
 
     async def review(
         self, request: Request, transaction_id: str, approve: bool, reviewer: str, token: str
@@ -207,8 +238,8 @@ class _Console:
             reply = await self.runtime.manager.review(transaction_id, approve=approve, reviewer=reviewer)
         except GuardError as exc:
             return self._page("error.html", request, 409, message=exc.message)
-        done = urlencode({"done": f"{reply.status.value}: {reply.message}"})
-        return RedirectResponse(f"/console/t/{quote(transaction_id)}?{done}", status_code=303)
+        log.info("console: %s %s by %s: %s", transaction_id, reply.status.value, reviewer, reply.message)
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
 
     async def sign_in_page(self, request: Request, error: str = "") -> HTMLResponse:
         return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
@@ -279,6 +310,11 @@ def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
             request, transaction_id, operator, token, Resolve(call, outcome == "applied")
         )
 
+    async def roll_back(
+        request: Request, transaction_id: str, operator: str = Form(""), token: str = Form("")
+    ) -> Response:
+        return await console.roll_back(request, transaction_id, operator, token)
+
     async def sign_in(request: Request, token: str = Form("")) -> Response:
         return await console.sign_in(request, token)
 
@@ -291,6 +327,7 @@ def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
         ("POST", "/console/t/{transaction_id}/approve", approve),
         ("POST", "/console/t/{transaction_id}/reject", reject),
         ("POST", "/console/t/{transaction_id}/resume", resume),
+        ("POST", "/console/t/{transaction_id}/rollback", roll_back),
         ("POST", "/console/t/{transaction_id}/resolve", resolve),
         ("GET", "/console/sign-in", console.sign_in_page),
         ("POST", "/console/sign-in", sign_in),

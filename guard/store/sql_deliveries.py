@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -38,16 +40,10 @@ class SqlDeliveries:
         )
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        return [
-            Delivery(
-                r["id"],
-                r["transaction_id"],
-                r["event"],
-                r["url"],
-                r["status"],
-                r["attempts"],
-                r["error"],
-                r["at"],
-            )
-            for r in rows
-        ]
+        fields = ("id", "transaction_id", "event", "url", "status", "attempts", "error")
+        return [Delivery(*(r[name] for name in fields), _utc(r["at"])) for r in rows]
+
+
+def _utc(value: datetime) -> datetime:
+    """SQLite keeps no zone: its times are the UTC ones the guard wrote."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)

@@ -155,3 +155,28 @@ async def test_a_slack_receiver_gets_text_with_the_link(tmp_path: Path) -> None:
     assert payload["text"].startswith("Transaction e-1 of agent-a waits for a reviewer")
     assert "<https://guard.example.com/console/t/e-1|open it>" in payload["text"]
     assert payload["blocks"][1]["elements"][0]["url"] == "https://guard.example.com/console/t/e-1"
+
+
+async def test_deliveries_are_kept_in_either_store(store: tuple[str, str | None]) -> None:
+    """Requirement G55: guard_notifications (migration 0005) on SQLite and PostgreSQL alike."""
+    from datetime import UTC, datetime
+
+    from guard.notify import Delivery
+    from guard.store.engine import create_engine
+
+    url, search_path = store
+    engine = create_engine(url, search_path=search_path)
+    try:
+        await upgrade(engine)
+        kept = SqlDeliveries(engine)
+        at = datetime(2025, 10, 1, 13, tzinfo=UTC)
+        await kept.record(
+            Delivery("d-1", "t-1", "escalated", "http://x/hook", "dead", 6, "ConnectError: no", at)
+        )
+        await kept.record(Delivery("d-2", "t-2", "approved", "http://x/hook", "delivered", 1, None, at))
+        found = await kept.of("t-1")
+    finally:
+        await engine.dispose()
+    assert [(d.id, d.status, d.attempts, d.error, d.at) for d in found] == [
+        ("d-1", "dead", 6, "ConnectError: no", at)
+    ]

@@ -80,7 +80,7 @@ async def test_migration_0004_adds_the_turns_to_a_log_written_before_it(engine: 
     over), new rows keep theirs, and the migration goes back to 0003 and forth again."""
     assert await upgrade(engine, BEFORE) == BEFORE
     await _old_rows(engine)
-    assert await upgrade(engine) == head_revision() == "0004"
+    assert await upgrade(engine) == head_revision()
     audit = SqlAudit(engine)
     try:
         old = await audit.get_transaction("old-1")
@@ -106,7 +106,7 @@ async def test_migration_0004_adds_the_turns_to_a_log_written_before_it(engine: 
         await audit.close()
     await _downgrade(engine, BEFORE)
     assert await current_revision(engine) == BEFORE
-    assert await upgrade(engine) == "0004"
+    assert await upgrade(engine) == head_revision()
 
 
 async def test_guard_db_upgrade_takes_a_store_at_0003_to_0004(tmp_path: Path) -> None:
@@ -120,7 +120,7 @@ async def test_guard_db_upgrade_takes_a_store_at_0003_to_0004(tmp_path: Path) ->
         await engine.dispose()
     done = guard("db", "upgrade", "--config", str(config))
     assert done.returncode == 0, done.stderr
-    assert "is at revision 0004" in done.stdout
+    assert f"is at revision {head_revision()}" in done.stdout
     shown = guard("transactions", "show", "old-1", "--config", str(config))
     assert shown.returncode == 0, shown.stderr
     assert "said before" not in shown.stdout

@@ -155,4 +155,4 @@ async def test_the_console_shows_what_an_approval_is_bound_to(tmp_path: Path, cl
     assert "supervision/closing-needs-two" in html
     assert "supervision@" in html
     assert "2 needed" in html
-    assert "2025-10-01T14:00:00+00:00" in html
+    assert "2025-10-01 14:00:00 UTC" in html

@@ -135,8 +135,10 @@ def test_a_reviewer_reads_a_blocked_commit_and_approves_an_escalated_one(
     page.fill("input[name=reviewer]", "ana")
     page.screenshot(path=str(artifacts / "console-pending.png"), full_page=True)
     page.click("button.approve")
-    page.wait_for_url(f"{served.url}/console/t/e-1?*")
-    assert page.locator("[role=status]").inner_text() == "committed: approved by ana"
+    page.wait_for_url(f"{served.url}/console/t/e-1")
+    assert page.locator("[role=status]").inner_text() == (
+        "last: commit attempt #2 via review: committed: approved by ana"
+    )
     assert page.locator("h1 .status").inner_text() == "committed"
     page.screenshot(path=str(artifacts / "console-approved.png"), full_page=True)
     page.close()
@@ -146,3 +148,39 @@ def test_a_reviewer_reads_a_blocked_commit_and_approves_an_escalated_one(
     assert ticket_status(served.settings, 20) == "open"
     for name in ("console-blocked.png", "console-pending.png", "console-approved.png"):
         assert (artifacts / name).stat().st_size > 20_000, name
+
+
+def _no_sideways_scroll(page: Page) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= page.viewport_size["width"], f"the page is {width} px wide"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_console_fits_the_screen_and_rolls_back_from_the_page(
+    chromium: Browser, served: Served, artifacts: Path, width: int
+) -> None:
+    """Requirement G56: at 1280 and 390 px the list and a transaction's page fit without sideways scroll,
+    times carry their zone, a message in the URL is not shown, and an operator rolls back from the page."""
+    served.run(_agent)
+    context = chromium.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    _sign_in(page, served.url)
+    assert " UTC" in page.locator("table").inner_text()
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"console-list-{width}.png"), full_page=True)
+    page.goto(f"{served.url}/console/t/e-1?done=committed%3A+approved+by+mallory")
+    assert "mallory" not in page.content(), "a message in the URL is never shown"
+    assert "2025-10-01 13:00:00 UTC" in page.locator("dl.facts").inner_text()
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"console-pending-{width}.png"), full_page=True)
+    page.fill("form.rollback input[name=operator]", "ana")
+    page.click("form.rollback button")
+    page.wait_for_url(f"{served.url}/console/t/e-1")
+    assert page.locator("h1 .status").inner_text() == "rolled_back"
+    assert "rolled back by ana" in page.locator("[role=status]").inner_text()
+    _no_sideways_scroll(page)
+    page.screenshot(path=str(artifacts / f"console-rolled-back-{width}.png"), full_page=True)
+    context.close()
+    assert ticket_status(served.settings, 21) == "open"
+    for name in (f"console-list-{width}.png", f"console-pending-{width}.png"):
+        assert (artifacts / name).stat().st_size > 10_000, name
