@@ -40,8 +40,19 @@ class SqlDeliveries:
         )
         async with self._engine.connect() as conn:
             rows = (await conn.execute(query)).mappings().all()
-        fields = ("id", "transaction_id", "event", "url", "status", "attempts", "error")
-        return [Delivery(*(r[name] for name in fields), _utc(r["at"])) for r in rows]
+        return [
+            Delivery(
+                id=r["id"],
+                transaction_id=r["transaction_id"],
+                event=r["event"],
+                url=r["url"],
+                status=r["status"],
+                attempts=r["attempts"],
+                error=r["error"],
+                at=_utc(r["at"]),
+            )
+            for r in rows
+        ]
 
 
 def _utc(value: datetime) -> datetime:
