@@ -564,9 +564,14 @@ def _audit_call(config: Path | None, work: Callable[[Any], Coroutine[Any, Any, T
 
 
 def _listing(records: Iterable[TxnRecord]) -> Table:
-    table = Table("id", "status", "agent", "calls", "blocked", "opened", "reason")
+    """The list, ids whole (a reader copies them into the next command) and times with their zone."""
+    records = list(records)
+    table = Table()
+    table.add_column("id", no_wrap=True, min_width=max((len(r.id) for r in records), default=2))
+    for name in ("status", "agent", "calls", "blocked", "opened", "reason"):
+        table.add_column(name)
     for r in records:
-        opened = r.opened_at.strftime("%Y-%m-%d %H:%M:%S")
+        opened = r.opened_at.strftime("%Y-%m-%d %H:%M:%S UTC")
         cells = (r.id, r.status, r.principal, r.calls, r.blocked_attempts, opened, r.close_reason or "")
         table.add_row(*(_line(cell) for cell in cells))
     return table

@@ -3,6 +3,7 @@ where a config file's databases are, and how ``guard serve`` starts and fails to
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -612,3 +613,28 @@ async def test_serve_stops_the_runtime_on_sigterm_before_it_exits(
     assert "Traceback" not in stderr
     listed = json.loads(guard("transactions", "--config", str(config), "--json").stdout)
     assert [(t["id"], t["status"]) for t in listed["transactions"]] == [("k-1", "rolled_back")]
+
+
+def test_transactions_lists_ids_whole_at_any_width(tmp_path: Path) -> None:
+    """Requirement G56: a long id is never cut in the list, even on an 80-column terminal, and the time
+    carries its zone."""
+    long_id = "order-2025-10-01-customer-7781-refund-and-reship"
+    config = tmp_path / "guard.yaml"
+    config.write_text(f"audit: {{url: 'sqlite:///{tmp_path / 'audit.db'}'}}\n")
+
+    async def write() -> None:
+        engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
+        await upgrade(engine)
+        audit = SqlAudit(engine)
+        try:
+            now = datetime(2025, 10, 1, 13, tzinfo=UTC)
+            await audit.open_transaction(TxnRecord.opened(long_id, "agent-a", "guard-1", "demo", now))
+        finally:
+            await audit.close()
+            await engine.dispose()
+
+    asyncio.run(write())
+    listed = guard("transactions", "--config", str(config), env={"COLUMNS": "80"})
+    assert listed.returncode == 0, listed.stderr
+    assert long_id in listed.stdout
+    assert "UTC" in listed.stdout
