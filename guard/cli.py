@@ -603,7 +603,16 @@ def transactions(
     if as_json:
         _print_json({"transactions": [r.to_dict() for r in records]})
         return
-    console.print(_listing(records))
+    if console.width >= 110:
+        console.print(_listing(records))
+        return
+    for r in records:  # a narrow terminal: one record per paragraph, nothing cut
+        opened = r.opened_at.strftime("%Y-%m-%d %H:%M:%S UTC")
+        console.print(_line(r.id), soft_wrap=True)
+        facts = f"  {r.status} · {r.principal} · {r.calls} calls · {r.blocked_attempts} blocked · {opened}"
+        console.print(_line(facts), soft_wrap=True)
+        if r.close_reason:
+            console.print(_line("  ", r.close_reason), soft_wrap=True)
 
 
 def _calls(entries: Iterable[CallEntry]) -> Table:
