@@ -96,6 +96,14 @@ def _rows_of(effect: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def _held_elsewhere(record: Any, runtime: Runtime) -> str | None:
+    """The replica that holds a live transaction this one does not (None: this one, or none)."""
+    here = runtime.settings.server.instance
+    if record.status.value not in ("open", "pending_approval") or record.instance == here:
+        return None
+    return str(record.instance) if runtime.manager.live(record.id) is None else None
+
+
 def _session(request: Request) -> ConsoleSession | None:
     """The live session the door found for this request (None: none, which only an open console allows)."""
     session = request.scope.get(CONSOLE_SESSION)
@@ -193,6 +201,8 @@ class _Console:
             trace=trace,
             last=detail.commits[-1] if detail.commits else None,
             live=self.runtime.manager.live(transaction_id) is not None,
+            elsewhere=_held_elsewhere(detail.transaction, self.runtime),
+            replica=self.runtime.settings.server.instance,
             unknown=[w for w in dispatched if w.get("status") == "unknown"],
             approval=self.runtime.manager.approval(transaction_id),
         )

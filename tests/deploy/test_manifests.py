@@ -159,3 +159,19 @@ def test_nothing_outside_the_pod_may_connect(k8s_docs: list[kube.Doc]) -> None:
     service = kube.find(k8s_docs, "Service")
     assert service["spec"]["clusterIP"] == "None"
     assert not service["spec"].get("ports")
+
+
+def test_the_operator_has_a_way_in_that_opens_nothing_to_the_network(k8s_docs: list[kube.Doc]) -> None:
+    """Requirement G56: the sidecar's manifest names the operator's way in (a port-forward to the guard's
+    port, through the API server), the guard's config points held commits at that address, and still no
+    ingress is admitted."""
+    text = (K8S / "support-agent.yaml").read_text()
+    assert "kubectl -n agents port-forward pod/support-agent-0 8765:8765" in text
+    config = yaml.safe_load(kube.find(k8s_docs, "ConfigMap")["data"]["guard.yaml"])
+    assert config["server"]["port"] == 8765
+    assert config["console"]["public_url"] == "http://127.0.0.1:8765"
+    assert config["console"].get("enabled", True) is True
+    assert _guard_containers(_statefulset_spec(k8s_docs)), "the guard runs in the pod it forwards to"
+    assert not kube.find(k8s_docs, "NetworkPolicy")["spec"].get("ingress")
+    replicas = (K8S / "replicas" / "guard-replicas.yaml").read_text()
+    assert "kubectl port-forward pod/guard-replicas-0 8765" in replicas

@@ -74,6 +74,9 @@ def test_haproxy_routes_by_the_transaction_key_with_consistent_hashing() -> None
         "Requirement G34: a console session lives in one replica, so the console is routed by client address"
     )
     assert "option forwardfor" in frontend
+    by_admin = next(line for line in frontend if "path,field(3,/)" in line)
+    assert "{ path_beg /transactions/ }" in by_admin, "Requirement G56: an approval reaches the holder"
+    assert "!{ var(txn.guard_key) -m found }" in by_admin
     backend = _directives("backend guards")
     assert "balance hash var(txn.guard_key)" in backend
     assert "hash-type consistent" in backend

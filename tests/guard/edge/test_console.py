@@ -430,3 +430,21 @@ def test_console_sessions_end_expire_and_stay_bounded() -> None:
     assert sessions.get(kept.id) == kept
     clock.advance(1)
     assert sessions.get(kept.id) is None
+
+
+async def test_a_transaction_another_replica_holds_says_where_to_act(guarded: Runtime) -> None:
+    """Requirement G56: the page of a transaction held by another replica names it and offers no form
+    that could not act here."""
+    from dataclasses import replace as changed
+
+    from guard.audit.log import TxnRecord
+    from guard.transaction.state import Status
+
+    record = TxnRecord.opened("far-1", "agent-b", "guard-2", "guard.demo.backend", FixedClock().now())
+    await guarded.manager.audit.open_transaction(record)
+    await guarded.manager.audit.update_transaction(changed(record, status=Status.PENDING_APPROVAL))
+    async with browser(guarded) as page:
+        html = (await page.get("/console/t/far-1")).text
+    assert "held by replica <code>guard-2</code>, not by this one" in html
+    assert "/approve" not in html.replace("POST /transactions/far-1/approve", "")
+    assert "/rollback" not in html
