@@ -41,12 +41,12 @@ class UpstreamTool:
 @dataclass(frozen=True, slots=True)
 class UpstreamResult:
     """A ``tools/call`` result: its text (every content block, in order), structured content, error flag,
-    and the content blocks themselves as JSON (what the agent is sent, unchanged)."""
+    and the content blocks themselves (MCP content blocks, or their JSON: what the agent is sent)."""
 
     text: str
     structured: dict[str, Any] | None = None
     is_error: bool = False
-    content: tuple[dict[str, Any], ...] = ()
+    content: tuple[Any, ...] = ()
 
     @property
     def value(self) -> Any:

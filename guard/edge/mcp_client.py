@@ -58,14 +58,19 @@ def _text(block: types.ContentBlock) -> str:
     return f"[{kind} content{' ' + mime if mime else ''}]"
 
 
+def _bare_text(block: types.ContentBlock) -> bool:
+    return isinstance(block, types.TextContent) and block.annotations is None and block.meta is None
+
+
 def _result(result: types.CallToolResult) -> UpstreamResult:
     text = "\n".join(_text(block) for block in result.content)
     structured = result.structured_content
     if not text and structured is not None:
         text = json.dumps(structured, ensure_ascii=False)
-    blocks = tuple(
-        block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content
-    )
+    plain = len(result.content) == 1 and _bare_text(result.content[0])
+    # the SDK's own block objects, handed to the edge as they are (a single bare text block is rendered
+    # the same from the text, so it is not kept)
+    blocks: tuple[Any, ...] = () if structured is None and plain else tuple(result.content)
     return UpstreamResult(
         text, structured if isinstance(structured, dict) else None, bool(result.is_error), blocks
     )

@@ -142,12 +142,19 @@ def rollback_tool(name: str, *, output_schema: bool = True) -> types.Tool:
 
 
 _BLOCKS: TypeAdapter[types.ContentBlock] = TypeAdapter(types.ContentBlock)
+_BLOCK_TYPES = (
+    types.TextContent,
+    types.ImageContent,
+    types.AudioContent,
+    types.ResourceLink,
+    types.EmbeddedResource,
+)
 
 
 def _tool_result(reply: ToolReply) -> types.CallToolResult:
     content: list[types.ContentBlock]
-    if reply.content:  # an upstream's own blocks, as it sent them
-        content = [_BLOCKS.validate_python(block) for block in reply.content]
+    if reply.content:  # an upstream's own blocks, as it sent them (the SDK's objects, or their JSON)
+        content = [b if isinstance(b, _BLOCK_TYPES) else _BLOCKS.validate_python(b) for b in reply.content]
     else:
         content = [types.TextContent(type="text", text=reply.text)]
     if reply.note is not None:

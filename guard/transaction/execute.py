@@ -32,7 +32,7 @@ class CallOutcome:
     error: ToolError | None = None
     note: str | None = None
     """Something the guard tells the agent beside the tool's own answer (a second text block)."""
-    content: tuple[dict[str, Any], ...] = ()
+    content: tuple[Any, ...] = ()
     """The tool's own MCP content blocks (an upstream's), passed to the agent unchanged; ``value`` and
     ``text`` stay what the audit log and the judges read."""
 

@@ -57,7 +57,7 @@ class ToolReply:
     transaction_id: str | None = None
     ended: bool = False
     note: str | None = None
-    content: tuple[dict[str, Any], ...] = ()
+    content: tuple[Any, ...] = ()
     """The tool's own content blocks (an upstream's, as JSON), sent as they are; empty: ``text``."""
 
 
