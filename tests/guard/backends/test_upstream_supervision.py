@@ -17,6 +17,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import httpx2
+from hypothesis import given
+from hypothesis import strategies as st
+
 from guard.backends.mcp import McpBackend
 from guard.edge.mcp_client import ClientUpstream
 from guard.runtime import Runtime
@@ -195,3 +199,29 @@ async def test_each_request_tells_the_upstream_which_agent_it_is_for(tmp_path: P
         ("get_order", "agent=bob"),
     ]
     assert all(static == "s" for _, _, static in calls)
+
+
+@given(st.text(min_size=1, max_size=64))
+def test_an_agents_name_cannot_add_a_header_or_a_line(principal: str) -> None:
+    """Requirement G51: whatever the agent's name, its rendered header is one printable token line."""
+    import asyncio as aio
+
+    from guard.backends.base import ACTING_FOR
+    from guard.edge.mcp_client import _Transport
+
+    seen: list[str] = []
+
+    class Inner(httpx2.AsyncBaseTransport):
+        async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+            seen.append(request.headers["x-agent"])
+            return httpx2.Response(200)
+
+    async def send() -> None:
+        ACTING_FOR.set(principal)
+        transport = _Transport(Inner(), {"X-Agent": "a={principal}"})
+        await transport.handle_async_request(httpx2.Request("POST", "http://u/mcp"))
+
+    aio.run(send())
+    [value] = seen
+    assert value.startswith("a=")
+    assert all(33 <= ord(c) < 127 for c in value), value

@@ -143,3 +143,33 @@ async def test_a_forged_request_state_changes_nothing(held: Runtime) -> None:
         with pytest.raises(Exception, match="names transaction other"):
             await agent.session.send_request(types.CallToolRequest(params=forged), types.CallToolResult)
     assert held.manager.live("e-1") is not None
+
+
+@pytest.mark.parametrize(
+    "state",
+    [
+        "",
+        "null",
+        "[]",
+        "{}",
+        '{"transaction": "e-1"}',
+        '{"rounds": "x", "transaction": "e-1"}',
+        "\x00",
+        "{" * 500,
+    ],
+)
+async def test_any_request_state_the_guard_did_not_write_is_refused_and_changes_nothing(
+    held: Runtime, state: str
+) -> None:
+    """Requirement G53: a malformed request_state is invalid params; the held commit still waits."""
+    async with _client(held) as agent:
+        await _commit(agent)
+        forged = types.CallToolRequestParams(
+            name="guard_commit",
+            arguments={"summary": "x"},
+            request_state=state,
+            _meta={"guard/transaction": "e-1"},  # type: ignore[call-arg]
+        )
+        with pytest.raises(Exception, match=r"request_state is not the guard's|names transaction"):
+            await agent.session.send_request(types.CallToolRequest(params=forged), types.CallToolResult)
+    assert held.manager.live("e-1") is not None
