@@ -314,79 +314,6 @@ def demo() -> None:
     typer.echo("demo ok: the bad commit was blocked, the repaired one committed.")
 
 
-@app.command("tools")
-def tools_command(
-    config: ConfigOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
-) -> None:
-    """List the tools the guard serves, each with its class (read, deferred or passthrough write) and why."""
-    settings = _settings(config)
-    rows = _run(lambda: _classified(settings))
-    if as_json:
-        _print_json({"tools": rows})
-        return
-    table = Table(box=None, pad_edge=False)
-    table.add_column("tool", no_wrap=True)
-    table.add_column("class", no_wrap=True)
-    table.add_column("repeat", no_wrap=True)
-    table.add_column("why")
-    for row in rows:
-        repeat = "safe" if row["safe_to_repeat"] else "unsafe"
-        kind = ("idempotent" if row["idempotent"] else "") + (" destructive" if row["destructive"] else "")
-        table.add_row(
-            _line(row["name"]),
-            _line(row["class"]),
-            _line(repeat),
-            _line(f"{row['why']}{'; ' + kind.strip() if kind.strip() else ''}"),
-        )
-    console.print(table)
-
-
-async def _classified(settings: GuardSettings) -> list[dict[str, Any]]:
-    """Each tool as the guard serves it; an ``mcp`` upstream is connected and listed, and nothing else."""
-    if settings.backend.kind == "mcp":
-        from guard.backends.policy import resolve_policies
-        from guard.edge.mcp_client import connect_upstream
-
-        upstream = connect_upstream(settings.backend.mcp)
-        await upstream.start()
-        try:
-            listed = await upstream.list_tools()
-        finally:
-            await upstream.close()
-        policies = resolve_policies(listed, settings.backend.mcp)
-        return [
-            {
-                "name": p.name,
-                "class": p.mode + (f" (preview: {p.preview})" if p.preview else ""),
-                "idempotent": p.idempotent,
-                "destructive": p.destructive,
-                "safe_to_repeat": p.safe_to_repeat,
-                "source": p.source,
-                "why": p.why,
-            }
-            for p in policies.values()
-        ]
-    from guard.runtime import build_runtime
-
-    runtime = build_runtime(settings)
-    try:
-        return [
-            {
-                "name": t.name,
-                "class": "write" if t.write else "read",
-                "idempotent": t.idempotent,
-                "destructive": t.destructive,
-                "safe_to_repeat": t.repeat_safe,
-                "source": "code",
-                "why": f"declared by {settings.backend.module}",
-            }
-            for t in runtime.manager.backend.tools
-        ]
-    finally:
-        await runtime.manager.backend.close()
-
-
 # -- serve --------------------------------------------------------------------------------
 
 
@@ -511,6 +438,79 @@ async def _serve_http(runtime: Runtime, sock: socket.socket) -> ExitCode:
             await runtime.stop()
     finally:
         sock.close()
+
+
+@app.command("tools")
+def tools_command(
+    config: ConfigOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON document.")] = False,
+) -> None:
+    """List the tools the guard serves, each with its class (read, deferred or passthrough write) and why."""
+    settings = _settings(config)
+    rows = _run(lambda: _classified(settings))
+    if as_json:
+        _print_json({"tools": rows})
+        return
+    table = Table(box=None, pad_edge=False)
+    table.add_column("tool", no_wrap=True)
+    table.add_column("class", no_wrap=True)
+    table.add_column("repeat", no_wrap=True)
+    table.add_column("why")
+    for row in rows:
+        repeat = "safe" if row["safe_to_repeat"] else "unsafe"
+        kind = ("idempotent" if row["idempotent"] else "") + (" destructive" if row["destructive"] else "")
+        table.add_row(
+            _line(row["name"]),
+            _line(row["class"]),
+            _line(repeat),
+            _line(f"{row['why']}{'; ' + kind.strip() if kind.strip() else ''}"),
+        )
+    console.print(table)
+
+
+async def _classified(settings: GuardSettings) -> list[dict[str, Any]]:
+    """Each tool as the guard serves it; an ``mcp`` upstream is connected and listed, and nothing else."""
+    if settings.backend.kind == "mcp":
+        from guard.backends.policy import resolve_policies
+        from guard.edge.mcp_client import connect_upstream
+
+        upstream = connect_upstream(settings.backend.mcp)
+        await upstream.start()
+        try:
+            listed = await upstream.list_tools()
+        finally:
+            await upstream.close()
+        policies = resolve_policies(listed, settings.backend.mcp)
+        return [
+            {
+                "name": p.name,
+                "class": p.mode + (f" (preview: {p.preview})" if p.preview else ""),
+                "idempotent": p.idempotent,
+                "destructive": p.destructive,
+                "safe_to_repeat": p.safe_to_repeat,
+                "source": p.source,
+                "why": p.why,
+            }
+            for p in policies.values()
+        ]
+    from guard.runtime import build_runtime
+
+    runtime = build_runtime(settings)
+    try:
+        return [
+            {
+                "name": t.name,
+                "class": "write" if t.write else "read",
+                "idempotent": t.idempotent,
+                "destructive": t.destructive,
+                "safe_to_repeat": t.repeat_safe,
+                "source": "code",
+                "why": f"declared by {settings.backend.module}",
+            }
+            for t in runtime.manager.backend.tools
+        ]
+    finally:
+        await runtime.manager.backend.close()
 
 
 # -- the audit store ----------------------------------------------------------------------

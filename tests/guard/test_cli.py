@@ -110,7 +110,7 @@ def test_help_imports_no_plugin_and_no_server_library() -> None:
     assert done.returncode == 0, done.stderr
     assert imported & HEAVY == set()
     listed = [line.split()[0] for line in done.stdout.split("Commands:")[1].splitlines() if line.strip()]
-    assert listed[:4] == ["demo", "serve", "db", "transactions"]
+    assert listed[:5] == ["demo", "serve", "tools", "db", "transactions"]
     assert {"bench", "report"} <= set(listed[4:]), "the benchmark's commands, listed from their entry points"
     assert "From benchmark: guard bench --help shows its options." in done.stdout
 
