@@ -27,6 +27,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import quote, urlencode
@@ -207,49 +208,67 @@ class _Console:
             approval=self.runtime.manager.approval(transaction_id),
         )
 
+    async def _act(
+        self,
+        request: Request,
+        transaction_id: str,
+        token: str,
+        who: str,
+        role: str,
+        action: Callable[[str], Awaitable[Any]],
+    ) -> Response:
+        """A form that changes a transaction: its session's form token, a named person (``role``), then
+        ``action(name)``; back to the transaction's page, which tells the outcome from the audit log."""
+        if (stale := self._stale(request, token)) is not None:
+            return stale
+        name = who.strip()
+        if not name or len(name) > 128:
+            return self._page("error.html", request, 400, message=f"{role} name (1-128 characters)")
+        try:
+            await action(name)
+        except GuardError as exc:
+            return self._page("error.html", request, 409, message=exc.message)
+        log.info("console: %s acted on %s", name, transaction_id)
+        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
+
     async def finish(
         self, request: Request, transaction_id: str, operator: str, token: str, step: Resolve | None
     ) -> Response:
         """An operator's resume (``step`` None) or resolve of a partial commit, from its page."""
-        if (stale := self._stale(request, token)) is not None:
-            return stale
-        operator = operator.strip()
-        if not operator or len(operator) > 128:
-            return self._page("error.html", request, 400, message="an operator name (1-128 characters)")
-        try:
-            ended = await self.runtime.manager.finish(transaction_id, step, operator)
-        except GuardError as exc:
-            return self._page("error.html", request, 409, message=exc.message)
-        log.info("console: %s %s by %s", transaction_id, ended.status.value, operator)
-        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
+        manager = self.runtime.manager
+        return await self._act(
+            request,
+            transaction_id,
+            token,
+            operator,
+            "an operator",
+            lambda name: manager.finish(transaction_id, step, name),
+        )
 
     async def roll_back(self, request: Request, transaction_id: str, operator: str, token: str) -> Response:
         """An operator rolls back an open transaction, or one waiting for review, from its page."""
-        if (stale := self._stale(request, token)) is not None:
-            return stale
-        operator = operator.strip()
-        if not operator or len(operator) > 128:
-            return self._page("error.html", request, 400, message="an operator name (1-128 characters)")
-        try:
-            await self.runtime.manager.rollback_by_id(transaction_id, f"rolled back by {operator}")
-        except GuardError as exc:
-            return self._page("error.html", request, 409, message=exc.message)
-        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
+        manager = self.runtime.manager
+        return await self._act(
+            request,
+            transaction_id,
+            token,
+            operator,
+            "an operator",
+            lambda name: manager.rollback_by_id(transaction_id, f"rolled back by {name}"),
+        )
 
     async def review(
         self, request: Request, transaction_id: str, approve: bool, reviewer: str, token: str
     ) -> Response:
-        if (stale := self._stale(request, token)) is not None:
-            return stale
-        reviewer = reviewer.strip()
-        if not reviewer or len(reviewer) > 128:
-            return self._page("error.html", request, 400, message="a reviewer name (1-128 characters)")
-        try:
-            reply = await self.runtime.manager.review(transaction_id, approve=approve, reviewer=reviewer)
-        except GuardError as exc:
-            return self._page("error.html", request, 409, message=exc.message)
-        log.info("console: %s %s by %s: %s", transaction_id, reply.status.value, reviewer, reply.message)
-        return RedirectResponse(f"/console/t/{quote(transaction_id)}", status_code=303)
+        manager = self.runtime.manager
+        return await self._act(
+            request,
+            transaction_id,
+            token,
+            reviewer,
+            "a reviewer",
+            lambda name: manager.review(transaction_id, approve=approve, reviewer=name),
+        )
 
     async def sign_in_page(self, request: Request, error: str = "") -> HTMLResponse:
         return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
