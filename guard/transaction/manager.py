@@ -23,7 +23,7 @@ import logging
 from collections import Counter, OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, TypeVar
 
 from guard.audit.ledger import Ledger
@@ -32,7 +32,6 @@ from guard.audit.redact import Redactor
 from guard.backends.base import ACTING_FOR, Backend, UpstreamReport
 from guard.clock import Clock
 from guard.errors import (
-    ApprovalRefused,
     AuditError,
     BackendError,
     GuardError,
@@ -44,7 +43,7 @@ from guard.errors import (
     TransactionClosed,
 )
 from guard.gate.commit import CommitGate, GateResult, call_arguments
-from guard.notify import Event, Notice, Notifier, page_url
+from guard.notify import Notifier
 from guard.retry import RetryRules, call_with_retries
 from guard.settings import GuardSettings
 from guard.telemetry import Telemetry
@@ -53,7 +52,7 @@ from guard.transaction import protocol as tx
 from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
 from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
-from guard.transaction.live import Asked, Attempt, Binding, KeyLocks, LiveTxn, diff_hash, quietly
+from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
 from guard.transaction.recovery import Resolve, finish, record_recovered
 from guard.transaction.replies import (
     CommitReply,
@@ -69,17 +68,17 @@ from guard.transaction.replies import (
     undecided,
     unrecorded_call,
 )
+from guard.transaction.review import Reviews
 from guard.transaction.state import (
     CommitStatus,
     Status,
     TxnState,
     Via,
     idle_expired,
-    require_allowed,
     require_open,
     undone,
 )
-from judges import Decision, Finding, Severity, Turn
+from judges import Decision, Severity, Turn
 from judges.classify import ErrorClass
 
 __all__ = ["CommitReply", "ToolReply", "TransactionManager", "TxnKey"]
@@ -92,7 +91,7 @@ _LOGGED_ARGUMENT_BYTES = 65_536
 """A refused call's arguments larger than this are logged as their size only."""
 
 
-class TransactionManager:
+class TransactionManager(Reviews):
     def __init__(
         self,
         backend: Backend,
@@ -506,7 +505,7 @@ class TransactionManager:
         await self._carry_out(live, commands, Via.BACKEND)
         return reply
 
-    # -- commit, rollback, review ----------------------------------------------------------
+    # -- commit, rollback ------------------------------------------------------------------
 
     async def commit(
         self, key: TxnKey, summary: str, *, via: Via = Via.TOOL, turns: tuple[Turn, ...] | None = None
@@ -690,158 +689,12 @@ class TransactionManager:
         await self._carry_out(live, commands, via)
         return self._reply(live, CommitStatus.ROLLED_BACK, None, f"rolled back: {live.state.close_reason}")
 
-    async def decision(self, key: TxnKey, timeout_s: float) -> CommitReply | None:
-        """How the key's commit held for a reviewer ended, waiting up to ``timeout_s`` for it; None while
-        it still waits (or the transaction holds no such commit)."""
-        live = self._live.get(key.id)
-        if live is not None:
-            if live.state.principal != key.principal:
-                raise RequestRejected(f"transaction {key.id} belongs to another agent", transaction_id=key.id)
-            if live.state.status is not Status.PENDING_APPROVAL:
-                return None
-            try:
-                await asyncio.wait_for(asyncio.shield(live.ended.wait()), timeout_s)
-            except TimeoutError:
-                return None
-        status = self._closed.get(key.id)
-        if status is None:
-            return None
-        detail = await self.audit.get_transaction(key.id)
-        reason = detail.transaction.close_reason if detail is not None else None
-        return CommitReply(
-            status=CommitStatus.of(status),
-            transaction=key.id,
-            attempts_left=0,
-            message=reason or status.value,
-        )
-
     async def finish(self, transaction_id: str, step: Resolve | None, by: str) -> TxnRecord:
         """An operator's resume (``step`` None) or resolve of a partial commit (see :func:`finish`)."""
         ended = await finish(self.audit, self.backend, self.clock, transaction_id, step, by)
         if transaction_id in self._closed:
             self._closed[transaction_id] = ended.status
         return ended
-
-    async def review(self, transaction_id: str, *, approve: bool, reviewer: str) -> CommitReply:
-        """A reviewer's answer to an escalated commit: approved, it is committed; rejected, rolled back."""
-        live = self._by_id(transaction_id)
-        return await self._shielded(live, lambda: self._review(live, approve, reviewer))
-
-    def _binding(self, attempt: Attempt) -> Binding:
-        asking = [f for f in attempt.findings if f.severity is Severity.ESCALATE and not f.shadow]
-        reviewers = max((int(f.evidence.get("reviewers", 1)) for f in asking), default=1)
-        ttl = timedelta(seconds=self.settings.console.approval_ttl_s)
-        return Binding(
-            diff=diff_hash(attempt.effects),
-            findings=tuple(f"{f.judge}/{f.rule}" if f.rule else f"{f.judge}: {f.message}" for f in asking),
-            policies=self.gate.policy_versions(),
-            reviewers=reviewers,
-            expires_at=self.clock.now() + ttl,
-        )
-
-    def _tell(self, live: LiveTxn, event: Event, message: str) -> None:
-        """Notify the webhooks (in the background; never fails the caller)."""
-        if not self.notifier:
-            return
-        binding = live.binding.to_dict() if live.binding is not None else None
-        notice = Notice(
-            event,
-            live.state.id,
-            live.state.principal,
-            message,
-            page_url(self.settings, live.state.id),
-            self.clock.now(),
-            binding,
-        )
-        try:
-            assert self.notifier is not None
-            self.notifier.notify(notice)
-        except Exception:
-            log.exception("could not notify %s of %s", event, live.state.id)
-
-    def approval(self, transaction_id: str) -> Binding | None:
-        """What the approval of a commit waiting for review is bound to (None: none waits)."""
-        live = self._live.get(transaction_id)
-        return None if live is None else live.binding
-
-    async def _unbound(self, live: LiveTxn, reviewer: str) -> str | None:
-        """Why an approval by ``reviewer`` is not valid now (None: it is)."""
-        binding = live.binding
-        if binding is None:
-            return None
-        if self.clock.now() > binding.expires_at:
-            return f"the approval request expired at {binding.expires_at.isoformat()}"
-        if reviewer in binding.approved_by:
-            return f"{reviewer} has approved it already; another reviewer must"
-        if self.gate.policy_versions() != binding.policies:
-            return "the policies that judged it have changed since it asked for approval"
-        if diff_hash(await live.session.effects()) != binding.diff:
-            return "its pending changes differ from those the approval was asked for"
-        return None
-
-    async def _review(self, live: LiveTxn, approve: bool, reviewer: str) -> CommitReply:
-        if approve:
-            problem = await self._unbound(live, reviewer)
-            if problem is not None:
-                raise ApprovalRefused(
-                    f"cannot approve {live.state.id}: {problem}; it still waits (reject it, or the agent "
-                    "commits again to ask anew)",
-                    transaction_id=live.state.id,
-                )
-            binding = live.binding
-            if binding is not None and len(binding.approved_by) + 1 < binding.reviewers:
-                return await self._approved_in_part(live, binding, reviewer)
-            if binding is not None and binding.approved_by:
-                reviewer = " and ".join((*binding.approved_by, reviewer))
-        commands = self._step(live, tx.Reviewed(approve, reviewer, self.clock.monotonic()))
-        escalated = live.escalated
-        attempt = Attempt(
-            number=live.attempts + 1,
-            via=Via.REVIEW,
-            decision=Decision.ALLOW if approve else Decision.BLOCK,
-            findings=() if approve else (Finding("review", Severity.BLOCK, f"rejected by {reviewer}"),),
-            effects=() if escalated is None else escalated.effects,
-            summary=live.record.summary if escalated is None else escalated.summary,
-            at=self.clock.now(),
-            started=self.clock.monotonic(),
-        )
-        if not approve:
-            await self._carry_out(live, commands, attempt.via, attempt)
-            reason = live.state.close_reason or ""
-            self._tell(live, "rejected", reason)
-            return self._reply(live, CommitStatus.ROLLED_BACK, replace(attempt, effects=()), reason)
-        allowed = require_allowed(live.state)
-        reply = await self._commit_decided(live, attempt, allowed.close_reason or "approved")
-        if reply.status is CommitStatus.BLOCKED:
-            raise AuditError(
-                f"could not record the approval of {live.state.id} in the audit log; nothing was "
-                "committed and it still waits for review: try again",
-                transaction_id=live.state.id,
-            )
-        self._tell(live, "approved", f"{reply.status.value}: {reply.message}")
-        return reply
-
-    async def _approved_in_part(self, live: LiveTxn, binding: Binding, reviewer: str) -> CommitReply:
-        """One approval of several needed: recorded as an attempt that leaves the commit waiting."""
-        live.binding = replace(binding, approved_by=(*binding.approved_by, reviewer))
-        count = f"{len(live.binding.approved_by)} of {binding.reviewers}"
-        message = f"approved by {reviewer} ({count} reviewers); it waits for another reviewer"
-        escalated = live.escalated
-        attempt = Attempt(
-            number=live.attempts + 1,
-            via=Via.REVIEW,
-            decision=Decision.ESCALATE,
-            findings=(Finding("review", Severity.ESCALATE, message),),
-            effects=() if escalated is None else escalated.effects,
-            summary=live.record.summary,
-            at=self.clock.now(),
-            started=self.clock.monotonic(),
-        )
-        live.attempts = attempt.number
-        entry = attempt.entry(live.state.id, CommitStatus.PENDING_APPROVAL, self.clock.monotonic())
-        await self.ledger.attempt(entry, live.record)
-        self._tell(live, "approved_in_part", message)
-        return self._reply(live, CommitStatus.PENDING_APPROVAL, attempt, message)
 
     # -- driving the protocol --------------------------------------------------------------
 
