@@ -215,13 +215,9 @@ def build_server(
         key: TxnKey | None = None
         try:
             key = resolve(ctx)
-            call = _Call(tool, params.arguments, turns)
-            if tool == manager.commit_tool and params.request_state is not None:
-                return await _held_commit(manager, key, call, params, on_finished)
-            result = await _dispatch(manager, key, call, on_finished)
-            if tool == manager.commit_tool and _waits(result) and _sends_people_to_pages(ctx, manager):
-                return _approval_page(manager, key.id, rounds=0, ask=True)
-            return result
+            return await _answered(
+                ctx, manager, key, _Call(tool, params.arguments, turns), params, on_finished
+            )
         except TransactionClosed as exc:
             return _closed(exc, key, on_finished)
         except Refused as exc:
@@ -269,6 +265,25 @@ def _relayed(backend: Relaying) -> dict[str, Any]:
         "on_list_prompts": handler("prompts/list", types.ListPromptsResult),
         "on_get_prompt": handler("prompts/get", types.GetPromptResult),
     }
+
+
+async def _answered(
+    ctx: ServerRequestContext[Any, Any],
+    manager: TransactionManager,
+    key: TxnKey,
+    call: _Call,
+    params: types.CallToolRequestParams,
+    on_finished: Callable[[str], None] | None,
+) -> types.CallToolResult | types.InputRequiredResult:
+    """A call's answer; a commit held for a reviewer goes to a client that takes pages as its console page
+    (and a client asking again about it, as the decision)."""
+    is_commit = call.tool == manager.commit_tool
+    if is_commit and params.request_state is not None:
+        return await _held_commit(manager, key, call, params, on_finished)
+    result = await _dispatch(manager, key, call, on_finished)
+    if is_commit and _waits(result) and _sends_people_to_pages(ctx, manager):
+        return _approval_page(manager, key.id, rounds=0, ask=True)
+    return result
 
 
 _APPROVAL = "guard/approval"
