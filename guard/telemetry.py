@@ -32,6 +32,7 @@ provider passed in (tests pass one with an in-memory exporter).
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -53,6 +54,7 @@ from opentelemetry.sdk.resources import (
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.trace import Link, Span, SpanKind, Status, StatusCode
+from opentelemetry.util.types import AttributeValue
 
 from guard.settings import TelemetrySettings
 from guard.transaction.state import CommitStatus
@@ -189,22 +191,30 @@ class Telemetry:
         self.tracer = source.get_tracer(_TRACER)
 
     def open_transaction(
-        self, transaction_id: str, principal: str, meta: Mapping[str, Any] | None = None
+        self,
+        transaction_id: str,
+        principal: str,
+        meta: Mapping[str, Any] | None = None,
+        claims: Mapping[str, Any] | None = None,
     ) -> Span:
         """The transaction's span: the root of its own trace, linked to the request that opened it.
 
         That request is the current span, else the W3C trace context the client
         put in the request's ``_meta`` (when the MCP SDK's spans are not recorded).
+        The principal's kept claims are attributes ``guard.principal.claim.<name>``.
         """
+        attributes: dict[str, AttributeValue] = {
+            "guard.operation.name": Operation.TRANSACTION.value,
+            "guard.transaction.id": transaction_id,
+            "guard.principal": principal,
+        }
+        for name, value in (claims or {}).items():
+            attributes[f"guard.principal.claim.{name}"] = _attribute(value)
         return self.tracer.start_span(
             "guard.transaction",
             context=Context(),
             kind=SpanKind.INTERNAL,
-            attributes={
-                "guard.operation.name": Operation.TRANSACTION.value,
-                "guard.transaction.id": transaction_id,
-                "guard.principal": principal,
-            },
+            attributes=attributes,
             links=_request_links(meta),
         )
 
@@ -313,3 +323,13 @@ class Telemetry:
         if self.provider is not None:
             self.provider.force_flush()
             self.provider.shutdown()
+
+
+def _attribute(value: Any) -> AttributeValue:
+    """A claim as a span attribute: a string, a number or a bool as it is, a list of them as strings,
+    anything else as its JSON text."""
+    if isinstance(value, str | bool | int | float):
+        return value
+    if isinstance(value, list) and all(isinstance(item, str | bool | int | float) for item in value):
+        return [str(item) for item in value]
+    return json.dumps(value, default=str, sort_keys=True)

@@ -269,6 +269,7 @@ class JudgeChain:
         *,
         transaction_id: str,
         principal: str = "",
+        claims: Mapping[str, Any] | None = None,
         calls: Sequence[CallRecord] = (),
         summary: str = "",
         now: datetime | None = None,
@@ -278,7 +279,7 @@ class JudgeChain:
         """Read the judges' rows in rounds and run the judges; modes are not settled (see :meth:`decide`).
 
         ``now`` is the commit time the judges see, ``principal`` the agent
-        whose commit it is, ``conversation`` what the host handed over of it
+        whose commit it is and ``claims`` its token's, ``conversation`` what the host handed over of it
         (None: nothing). A read that fails fails the judges whose rows it
         carried; ``apart`` names judges whose rows are then read again apart
         from the others' (:func:`judges.rounds.read_rounds`).
@@ -286,7 +287,15 @@ class JudgeChain:
         effects = tuple(effects)
         gathered = await gather(self.judges, effects, reader.fetch, apart=apart)
         context = CommitContext(
-            transaction_id, effects, tuple(calls), summary, gathered.snapshot, now, principal, conversation
+            transaction_id,
+            effects,
+            tuple(calls),
+            summary,
+            gathered.snapshot,
+            now,
+            principal,
+            conversation,
+            dict(claims or {}),
         )
         return await self._judge(context, gathered.failures, self.execution)
 
@@ -298,6 +307,7 @@ class JudgeChain:
         mode: Mode,
         transaction_id: str,
         principal: str = "",
+        claims: Mapping[str, Any] | None = None,
         calls: Sequence[CallRecord] = (),
         summary: str = "",
         now: datetime | None = None,
@@ -316,6 +326,7 @@ class JudgeChain:
                 effects,
                 transaction_id=transaction_id,
                 principal=principal,
+                claims=claims,
                 calls=calls,
                 summary=summary,
                 now=now,

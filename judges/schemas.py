@@ -41,7 +41,7 @@ _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _RULE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:-]*$")
 _RESERVED = frozenset(
     {
-        *("effect", "now", "calls", "conversation", "summary", "principal"),
+        *("effect", "now", "calls", "conversation", "summary", "principal", "claims"),
         *("true", "false", "null", "in", "as", "break", "const", "continue", "else"),
         *("for", "function", "if", "import", "let", "loop", "package", "namespace", "return"),
         *("var", "void", "while"),
@@ -159,7 +159,7 @@ def _check_name(name: str) -> None:
     if not _NAME.match(name) or name in _RESERVED:
         raise ValueError(
             f"{name!r} cannot name a lookup (use letters, digits and _; not a CEL keyword, 'effect'"
-            " or a commit name: 'now', 'calls', 'conversation', 'summary', 'principal')"
+            " or a commit name: 'now', 'calls', 'conversation', 'summary', 'principal', 'claims')"
         )
 
 

@@ -313,7 +313,8 @@ class CommitContext:
     benchmark's frozen scenario clock there), or None when the caller has no
     clock; a judge that needs it and finds None must not guess (rules fail closed).
     ``principal`` is the agent whose transaction it is (the guard's agent name),
-    empty when the caller has none. ``conversation`` is every turn the host handed
+    empty when the caller has none; ``claims`` are the claims of its token the
+    guard keeps (a verified JWT's), empty for a static token. ``conversation`` is every turn the host handed
     over for the transaction, in order (those of each call, then those sent with the
     commit), or None when the host hands none: a judge that needs it and finds None
     must say so and not decide on its absence.
@@ -327,6 +328,7 @@ class CommitContext:
     now: datetime | None = None
     principal: str = ""
     conversation: tuple[Turn, ...] | None = None
+    claims: Mapping[str, Any] = field(default_factory=dict)
 
 
 @runtime_checkable

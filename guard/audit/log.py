@@ -91,10 +91,18 @@ class TxnRecord:
     blocked_attempts: int = 0
     summary: str | None = None
     rollback_turns: list[dict[str, Any]] | None = None
+    claims: dict[str, Any] | None = None
+    """The claims of the principal's token the guard keeps (``auth.jwt.claims``); None: a static token."""
 
     @classmethod
     def opened(
-        cls, transaction_id: str, principal: str, instance: str, backend: str, at: datetime
+        cls,
+        transaction_id: str,
+        principal: str,
+        instance: str,
+        backend: str,
+        at: datetime,
+        claims: Mapping[str, Any] | None = None,
     ) -> TxnRecord:
         """The row of a transaction that has just begun."""
         return cls(
@@ -105,6 +113,7 @@ class TxnRecord:
             status=Status.OPEN,
             opened_at=at,
             updated_at=at,
+            claims=dict(claims) if claims else None,
         )
 
     def following(self, state: TxnState, at: datetime, **changes: Any) -> TxnRecord:
@@ -116,6 +125,7 @@ class TxnRecord:
         return {
             "id": self.id,
             "principal": self.principal,
+            "claims": self.claims,
             "instance": self.instance,
             "backend": self.backend,
             "status": self.status.value,

@@ -14,12 +14,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import JSONResponse
 from pydantic import AliasChoices, BaseModel, Field
 
 from guard.audit.log import LISTING_FILTERS
+from guard.edge.door import PRINCIPAL
 from guard.errors import RequestRejected
+from guard.identity import Principal
 from guard.runtime import Runtime
 from guard.transaction.conversation import TurnIn, checked
 from guard.transaction.recovery import Resolve
@@ -47,11 +49,21 @@ class RollbackBody(BaseModel):
 
 
 class ReviewBody(BaseModel):
-    reviewer: str = Field(min_length=1, max_length=128)
+    reviewer: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        description="Who reviews it; an operator signed in with a JWT is that token's principal instead.",
+    )
 
 
 class ResumeBody(BaseModel):
-    operator: str = Field(min_length=1, max_length=128, description="Who resumes it (for the audit log).")
+    operator: str | None = Field(
+        None,
+        min_length=1,
+        max_length=128,
+        description="Who resumes it (for the audit log); a JWT operator is that token's principal instead.",
+    )
 
 
 class ResolveBody(ResumeBody):
@@ -103,20 +115,35 @@ class _Admin:
     async def rollback(self, transaction_id: str, body: RollbackBody) -> dict[str, Any]:
         return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via=Via.ADMIN))
 
-    async def resume(self, transaction_id: str, body: ResumeBody) -> dict[str, Any]:
-        await self.manager.finish(transaction_id, None, body.operator)
+    async def resume(self, request: Request, transaction_id: str, body: ResumeBody) -> dict[str, Any]:
+        await self.manager.finish(transaction_id, None, _acting(request, body.operator, "operator"))
         return await self.show_transaction(transaction_id)
 
-    async def resolve(self, transaction_id: str, body: ResolveBody) -> dict[str, Any]:
+    async def resolve(self, request: Request, transaction_id: str, body: ResolveBody) -> dict[str, Any]:
         step = Resolve(body.call, body.outcome == "applied")
-        await self.manager.finish(transaction_id, step, body.operator)
+        await self.manager.finish(transaction_id, step, _acting(request, body.operator, "operator"))
         return await self.show_transaction(transaction_id)
 
-    async def approve(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        return _body(await self.manager.review(transaction_id, approve=True, reviewer=body.reviewer))
+    async def approve(self, request: Request, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
+        reviewer = _acting(request, body.reviewer, "reviewer")
+        return _body(await self.manager.review(transaction_id, approve=True, reviewer=reviewer))
 
-    async def reject(self, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        return _body(await self.manager.review(transaction_id, approve=False, reviewer=body.reviewer))
+    async def reject(self, request: Request, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
+        reviewer = _acting(request, body.reviewer, "reviewer")
+        return _body(await self.manager.review(transaction_id, approve=False, reviewer=reviewer))
+
+
+def _acting(request: Request, named: str | None, field: str) -> str:
+    """Who acts, for the audit log: a verified operator's own name (the body may only repeat it), else the
+    name the body gives."""
+    principal = request.scope.get(PRINCIPAL)
+    if isinstance(principal, Principal) and principal.verified:
+        if named is not None and named != principal.name:
+            raise RequestRejected(f"{field} {named!r}: your token names you {principal.name!r}")
+        return principal.name
+    if named is None:
+        raise RequestRejected(f'name the {field}: {{"{field}": "<name>"}}')
+    return named
 
 
 def _body(reply: CommitReply) -> dict[str, Any]:

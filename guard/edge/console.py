@@ -37,9 +37,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from guard.edge.console_sessions import ConsoleSession, ConsoleSessions
-from guard.edge.door import ANONYMOUS, CONSOLE_SESSION, OPERATOR
 from guard.edge.door import CONSOLE_COOKIE as COOKIE
+from guard.edge.door import CONSOLE_SESSION, OPERATOR
 from guard.errors import GuardError
+from guard.identity import ANONYMOUS, Principal, TokenRefused, TokenVerifier, looks_like_jwt
 from guard.runtime import Runtime
 from guard.transaction.recovery import Resolve
 
@@ -69,6 +70,9 @@ _templates = Environment(
 )
 _templates.filters["pretty"] = lambda value: json.dumps(value, indent=2, sort_keys=True, default=str)
 _templates.filters["cell"] = lambda value: json.dumps(value, default=str)
+_templates.filters["claim"] = lambda value: (
+    value if isinstance(value, str) else json.dumps(value, default=str)
+)
 
 
 def _when(value: datetime | str | None) -> str:
@@ -116,22 +120,27 @@ def _same(given: str, expected: str) -> bool:
 
 
 class _Console:
-    def __init__(self, runtime: Runtime, sessions: ConsoleSessions) -> None:
+    def __init__(self, runtime: Runtime, sessions: ConsoleSessions, verifier: TokenVerifier | None) -> None:
         self.runtime = runtime
         self.audit = runtime.manager.audit
         self.sessions = sessions
         self.tokens = tuple(runtime.settings.auth.operator_tokens)
+        jwt = runtime.settings.auth.jwt
+        self.verifier = verifier if jwt is not None and jwt.operators else None
+        self.required = runtime.settings.auth.operators_authenticated
         self.ttl_s = runtime.settings.console.session_ttl_s
         self.trace_url = runtime.settings.console.trace_url
 
     def _page(self, name: str, request: Request, status_code: int = 200, **values: Any) -> HTMLResponse:
         """A page; without operator tokens, a browser with no session yet is given one here."""
         session, opened = _session(request), None
-        if session is None and not self.tokens:
+        if session is None and not self.required:
             session = opened = self.sessions.open(ANONYMOUS)
         template = _templates.get_template(name)
+        verified = session is not None and session.principal.verified
         html = template.render(
-            signed_in=bool(self.tokens) and session is not None,
+            signed_in=self.required and session is not None,
+            identity=session.principal.name if session is not None and verified else None,
             form_token=session.form_token if session is not None else "",
             statuses=STATUSES,
             **values,
@@ -222,6 +231,12 @@ class _Console:
         if (stale := self._stale(request, token)) is not None:
             return stale
         name = who.strip()
+        session = _session(request)
+        if session is not None and session.principal.verified:
+            if name and name != session.principal.name:
+                message = f"you are signed in as {session.principal.name}: you act under that name"
+                return self._page("error.html", request, 400, message=message)
+            name = session.principal.name
         if not name or len(name) > 128:
             return self._page("error.html", request, 400, message=f"{role} name (1-128 characters)")
         try:
@@ -271,20 +286,34 @@ class _Console:
         )
 
     async def sign_in_page(self, request: Request, error: str = "") -> HTMLResponse:
-        return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=bool(self.tokens))
+        return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=self.required)
 
     async def sign_in(self, request: Request, token: str) -> Response:
         """An operator token opens a new session (ending the one the browser had); a wrong one is a 401,
         which the door counts."""
         response = RedirectResponse("/console", status_code=303)
-        if not self.tokens:
+        if not self.required:
             return response
-        # a list, not a generator: every token is compared, with no early exit
-        if not any([_same(token, known) for known in self.tokens]):
+        operator = await self._operator(token.strip())
+        if operator is None:
             return await self.sign_in_page(request, error="that is not an operator token")
         self.sessions.end(request.cookies.get(COOKIE))
-        self._set_cookie(response, request, self.sessions.open(OPERATOR))
+        self._set_cookie(response, request, self.sessions.open(operator))
         return response
+
+    async def _operator(self, token: str) -> Principal | None:
+        """The operator a static token or a verified JWT names, or None."""
+        # a list, not a generator: every token is compared, with no early exit
+        if token and any([_same(token, known) for known in self.tokens]):
+            return OPERATOR
+        if self.verifier is None or not looks_like_jwt(token):
+            return None
+        try:
+            principal = await self.verifier.verify(token)
+        except TokenRefused as refused:
+            log.info("console: a sign-in token was refused: %s", refused.description)
+            return None
+        return principal if principal.operator else None
 
     async def sign_out(self, request: Request, token: str) -> Response:
         if (stale := self._stale(request, token)) is not None:
@@ -305,9 +334,12 @@ _NO_STORE = {
 }
 
 
-def console_router(runtime: Runtime, sessions: ConsoleSessions) -> APIRouter:
-    """The console's routes over ``runtime``; ``sessions`` are the ones the door checks."""
-    console = _Console(runtime, sessions)
+def console_router(
+    runtime: Runtime, sessions: ConsoleSessions, verifier: TokenVerifier | None = None
+) -> APIRouter:
+    """The console's routes over ``runtime``; ``sessions`` are the ones the door checks, ``verifier``
+    checks operators' JWTs at sign-in (``auth.jwt``)."""
+    console = _Console(runtime, sessions, verifier)
     router = APIRouter(include_in_schema=False)
 
     async def approve(

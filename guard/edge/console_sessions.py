@@ -16,6 +16,7 @@ import secrets
 from dataclasses import dataclass
 
 from guard.clock import Clock
+from guard.identity import Principal
 
 __all__ = ["ConsoleSession", "ConsoleSessions"]
 
@@ -26,7 +27,7 @@ class ConsoleSession:
 
     id: str
     form_token: str
-    principal: str
+    principal: Principal
     ends: float
     """On the clock's monotonic scale."""
 
@@ -46,7 +47,7 @@ class ConsoleSessions:
     def __len__(self) -> int:
         return len(self._open)
 
-    def open(self, principal: str) -> ConsoleSession:
+    def open(self, principal: Principal) -> ConsoleSession:
         """A new session for ``principal``; the oldest one ends if there would be too many."""
         now = self._clock.monotonic()
         for session_id, session in list(self._open.items()):

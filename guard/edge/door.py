@@ -54,9 +54,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from guard.clock import Clock
 from guard.edge.console_sessions import ConsoleSessions
+from guard.edge.oauth import METADATA_PATH, challenge
 from guard.edge.throttle import Failures, Network, forwarded_scheme, networks, source_of
 from guard.errors import ConfigError
-from guard.settings import GuardSettings, ServerSettings
+from guard.identity import ANONYMOUS, Principal, TokenRefused, TokenVerifier, looks_like_jwt
+from guard.settings import GuardSettings, JwtSettings, ServerSettings
 
 __all__ = [
     "ANONYMOUS",
@@ -74,10 +76,10 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 PRINCIPAL = "guard.principal"
-"""The ASGI scope key holding the authenticated agent's (or operator's) name."""
-ANONYMOUS = "anonymous"
-OPERATOR = "operator"
-"""The principal of every operator (token or console session)."""
+"""The ASGI scope key holding the authenticated agent's (or operator's)
+:class:`~guard.identity.principal.Principal`."""
+OPERATOR = Principal("operator", operator=True)
+"""The principal of every operator who signs in with a static token (or of the console without tokens)."""
 CONSOLE_SESSION = "guard.console_session"
 """The ASGI scope key holding the console request's :class:`~guard.edge.console_sessions.ConsoleSession`
 (or None: no operator tokens, and no session yet)."""
@@ -226,9 +228,9 @@ def _is_loopback(host: str) -> bool:
 def _open_surfaces(settings: GuardSettings) -> list[tuple[str, str]]:
     """(the empty token setting, what anyone who reaches the guard can then do)."""
     surfaces = []
-    if not settings.auth.agent_tokens:
+    if not settings.auth.agents_authenticated:
         surfaces.append(("auth.agent_tokens", "call every tool at /mcp and commit"))
-    if not settings.auth.operator_tokens:
+    if not settings.auth.operators_authenticated:
         surfaces.append(
             (
                 "auth.operator_tokens",
@@ -250,11 +252,12 @@ def check_exposure(settings: GuardSettings) -> None:
     without both token sets (DNS rebinding is then possible).
     """
     server = settings.server
-    if settings.auth.agent_tokens and not settings.auth.operator_tokens:
+    if settings.auth.agents_authenticated and not settings.auth.operators_authenticated:
         raise ConfigError(
-            "auth.agent_tokens is set and auth.operator_tokens is empty: every agent could read, commit, "
-            "roll back, approve and reject every transaction at /transactions and /console (its own held "
-            "commits too); set auth.operator_tokens to tokens no agent holds"
+            "agents need tokens (auth.agent_tokens or auth.jwt) and operators none (auth.operator_tokens "
+            "is empty, auth.jwt names no operator_claim): every agent could read, commit, roll back, "
+            "approve and reject every transaction at /transactions and /console (its own held commits "
+            "too); set auth.operator_tokens to tokens no agent holds, or auth.jwt.operator_claim"
         )
     surfaces = _open_surfaces(settings)
     if not surfaces:
@@ -292,13 +295,13 @@ def _bearer(headers: Headers) -> str | None:
     return value[7:].strip()
 
 
-def _match(token: str | None, known: Mapping[str, str]) -> str | None:
+def _match(token: str | None, known: Mapping[str, Principal]) -> Principal | None:
     if token is None:
         return None
     found = None
-    for candidate, name in known.items():
+    for candidate, principal in known.items():
         if hmac.compare_digest(candidate.encode(), token.encode()):
-            found = name
+            found = principal
     return found
 
 
@@ -342,37 +345,95 @@ class _Budget:
         )
 
 
+@dataclass(frozen=True)
+class _Audience:
+    """Who a surface admits: its static tokens, and whether a verified JWT must name an operator."""
+
+    name: str
+    where: str
+    tokens: Mapping[str, Principal]
+    operators: bool
+    jwt: JwtSettings | None
+    required_scopes: tuple[str, ...] = ()
+
+
 class _Bearer:
-    """Puts the principal named by the request's bearer token into the scope; else 401, a wrong token
-    counted against its source (a request without one is no guess), or 429 while the source is over its
-    budget. With no tokens, everyone is :data:`ANONYMOUS`."""
+    """Puts the principal the request's bearer token names into the scope: a static token's, or a verified
+    JWT's (:mod:`guard.identity.tokens`) of the surface's kind (an operator's token at the admin API, any
+    other at /mcp); else 401 with the OAuth challenge (:mod:`guard.edge.oauth`), 403 for a token of the
+    wrong kind or without the required scopes, 503 while the issuer's keys cannot be had, or 429 while the
+    source is over its budget. A wrong token is counted against its source (a request without one, or an
+    expired one, is no guess). With no way to authenticate at all, everyone is :data:`ANONYMOUS`."""
 
     def __init__(
-        self, app: ASGIApp, tokens: Mapping[str, str], audience: str, where: str, budget: _Budget
+        self, app: ASGIApp, audience: _Audience, budget: _Budget, verifier: TokenVerifier | None
     ) -> None:
         self._app = app
-        self._tokens = dict(tokens)
         self._audience = audience
-        self._where = where
         self._budget = budget
-        self._refusal = Refusal(401, f"unauthorized: send Authorization: Bearer <{audience} token>")
+        self._verifier = verifier if audience.jwt is not None else None
+        self._open = not audience.tokens and self._verifier is None
+        self._message = f"unauthorized: send Authorization: Bearer <{audience.name} token>"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if not self._tokens:
+        if self._open:
             scope[PRINCIPAL] = ANONYMOUS
             await self._app(scope, receive, send)
             return
-        if await self._budget.over(self._audience, scope, receive, send):
+        audience = self._audience
+        if await self._budget.over(audience.name, scope, receive, send):
             return
         token = _bearer(Headers(scope=scope))
-        found = _match(token, self._tokens)
+        found = _match(token, audience.tokens)
+        if found is None and token is not None and self._verifier is not None and looks_like_jwt(token):
+            try:
+                found = await self._verifier.verify(token)
+            except TokenRefused as refused:
+                if refused.guess:
+                    self._budget.failed(audience.name, audience.where, scope)
+                await self._refuse(scope, receive, send, refused)
+                return
+            if (misfit := self._misfit(found)) is not None:
+                await self._refuse(scope, receive, send, misfit)
+                return
         if found is None:
             if token is not None:
-                self._budget.failed(self._audience, self._where, scope)
-            await _refuse(self._refusal, {"WWW-Authenticate": "Bearer"})(scope, receive, send)
+                self._budget.failed(audience.name, audience.where, scope)
+            error = None if token is None else "invalid_token"
+            headers = {"WWW-Authenticate": challenge(audience.jwt, scope, error)}
+            await _refuse(Refusal(401, self._message), headers)(scope, receive, send)
             return
         scope[PRINCIPAL] = found
         await self._app(scope, receive, send)
+
+    def _misfit(self, principal: Principal) -> TokenRefused | None:
+        """Why a verified token may not pass here: the wrong kind of principal, or scopes missing."""
+        audience = self._audience
+        if audience.operators and not principal.operator:
+            return TokenRefused(403, "insufficient_scope", "the token does not name an operator", False)
+        if not audience.operators and principal.operator:
+            return TokenRefused(
+                403,
+                "invalid_token",
+                "the token names an operator (auth.jwt.operator_claim); an agent needs a token of its own",
+                False,
+            )
+        missing = [name for name in audience.required_scopes if name not in principal.scopes]
+        if missing:
+            return TokenRefused(
+                403, "insufficient_scope", f"the token lacks the scopes {' '.join(missing)}", False
+            )
+        return None
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, refused: TokenRefused) -> None:
+        params = {"error_description": refused.description}
+        if refused.error == "insufficient_scope" and self._audience.required_scopes:
+            params["scope"] = " ".join(self._audience.required_scopes)
+        headers = {"WWW-Authenticate": challenge(self._audience.jwt, scope, refused.error, **params)}
+        if refused.status == 503:
+            headers["Retry-After"] = "5"
+        refusal = Refusal(refused.status, f"unauthorized: {refused.description}")
+        await _refuse(refusal, headers)(scope, receive, send)
 
 
 class _SignIn:
@@ -462,27 +523,49 @@ class Door:
     """
 
     def __init__(
-        self, app: ASGIApp, settings: GuardSettings, *, clock: Clock, sessions: ConsoleSessions
+        self,
+        app: ASGIApp,
+        settings: GuardSettings,
+        *,
+        clock: Clock,
+        sessions: ConsoleSessions,
+        verifier: TokenVerifier | None = None,
     ) -> None:
         self._app = app
         self._policy = host_policy(settings.server)
         server, auth = settings.server, settings.auth
         self._proxies = networks(server.trusted_proxies)
         budget = _Budget(Failures(auth.max_failures, auth.failure_window_s, clock), self._proxies)
-        operators = {token: OPERATOR for token in auth.operator_tokens}
+        jwt = auth.jwt
+        agents = _Audience(
+            _AGENT_AUDIENCE,
+            "/mcp",
+            {token: Principal(name) for token, name in auth.agent_tokens.items()},
+            operators=False,
+            jwt=jwt,
+            required_scopes=tuple(jwt.required_scopes) if jwt is not None else (),
+        )
+        operators = _Audience(
+            _OPERATOR_AUDIENCE,
+            "the admin API",
+            {token: OPERATOR for token in auth.operator_tokens},
+            operators=True,
+            jwt=jwt if jwt is not None and jwt.operators else None,
+        )
+        public = _Audience("anyone", "a public route", {}, operators=False, jwt=None)
         small = server.admin_max_request_bytes
-        agents = _Bearer(app, auth.agent_tokens, _AGENT_AUDIENCE, "/mcp", budget)
-        self._mcp = _Gate.build(agents, server.max_request_bytes)
-        self._admin = _Gate.build(_Bearer(app, operators, _OPERATOR_AUDIENCE, "the admin API", budget), small)
-        self._public = _Gate.build(_Bearer(app, {}, "anyone", "a public route", budget), small)
-        self._sign_in = _Gate.build(_SignIn(app, budget, counted=bool(operators)), small)
-        console = _ConsoleSession(app, sessions, required=bool(operators))
+        self._mcp = _Gate.build(_Bearer(app, agents, budget, verifier), server.max_request_bytes)
+        self._admin = _Gate.build(_Bearer(app, operators, budget, verifier), small)
+        self._public = _Gate.build(_Bearer(app, public, budget, None), small)
+        required = auth.operators_authenticated
+        self._sign_in = _Gate.build(_SignIn(app, budget, counted=required), small)
+        console = _ConsoleSession(app, sessions, required=required)
         self._console = _Gate.build(console, small) if settings.console.enabled else self._admin
 
     def _gate(self, path: str) -> _Gate:
         if path == "/mcp" or path.startswith("/mcp/"):
             return self._mcp
-        if path in _PUBLIC_PATHS:
+        if path in _PUBLIC_PATHS or path == METADATA_PATH or path.startswith(f"{METADATA_PATH}/"):
             return self._public
         if path == _SIGN_IN:
             return self._sign_in

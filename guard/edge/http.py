@@ -1,8 +1,10 @@
 """The HTTP app: MCP (streamable HTTP) at ``/mcp`` and ``/mcp/t/<id>``, health, the admin API, the console.
 
 Every request first passes :class:`guard.edge.door.Door` (outermost): Host and Origin, body
-size, then the agent's or operator's bearer token (or the console's session), with wrong tokens
-paced per source, before any route reads the body. With no tokens configured the respective
+size, then the agent's or operator's bearer token — static, or a JWT access token verified against
+the issuer's keys (``auth.jwt``, :mod:`guard.identity`) — or the console's session, with wrong tokens
+paced per source, before any route reads the body. With ``auth.jwt`` the guard is an OAuth protected
+resource and serves its metadata (:mod:`guard.edge.oauth`). With no tokens configured the respective
 surface is open, which only a loopback bind allows (or ``server.insecure``), and agent tokens
 need operator tokens. Handshake-era MCP sessions belong to their agent and are limited per agent
 (:mod:`guard.edge.mcp_sessions`). No error repeats the request body: validation errors carry
@@ -26,10 +28,12 @@ from starlette.routing import Route
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
 from guard.edge.console_sessions import ConsoleSessions
-from guard.edge.door import ANONYMOUS, PRINCIPAL, Door, check_exposure
+from guard.edge.door import PRINCIPAL, Door, check_exposure
 from guard.edge.mcp_sessions import AgentSessions, LegacySessions
+from guard.edge.oauth import METADATA_PATH, resource_metadata
 from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
+from guard.identity import ANONYMOUS, KeySet, TokenVerifier
 from guard.runtime import Runtime
 from guard.transaction.keys import HEADER, key_from_http
 from guard.transaction.manager import TxnKey
@@ -48,7 +52,8 @@ def _resolve(ctx: ServerRequestContext[Any, Any]) -> TxnKey:
             f"no transaction key: send the header {HEADER.title()}: <id>, "
             "or _meta['guard/transaction'], or use the URL /mcp/t/<id>"
         )
-    return TxnKey(key, request.scope.get(PRINCIPAL, ANONYMOUS), meta)
+    who = request.scope.get(PRINCIPAL, ANONYMOUS)
+    return TxnKey(key, who.name, meta, claims=who.claims)
 
 
 async def _invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -96,19 +101,19 @@ def create_app(
     console_sessions = ConsoleSessions(
         manager.clock, ttl_s=settings.console.session_ttl_s, capacity=settings.console.max_sessions
     )
+    jwt = settings.auth.jwt
+    verifier = None if jwt is None else TokenVerifier(jwt, KeySet(jwt, manager.clock))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        if not manage_runtime:
-            async with sessions.run():
-                yield
-            return
-        await runtime.start()
-        try:
-            async with sessions.run():
-                yield
-        finally:
-            await runtime.stop()
+        async with contextlib.AsyncExitStack() as stack:
+            if verifier is not None:
+                stack.push_async_callback(verifier.keys.aclose)
+            if manage_runtime:
+                await runtime.start()
+                stack.push_async_callback(runtime.stop)
+            await stack.enter_async_context(sessions.run())
+            yield
 
     app = FastAPI(title="guard", version="0.1.0", lifespan=lifespan)
     app.router.routes.append(Route("/mcp", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"]))
@@ -116,15 +121,20 @@ def create_app(
         Route("/mcp/t/{transaction}", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"])
     )
 
+    for path in (METADATA_PATH, f"{METADATA_PATH}/{{resource:path}}"):
+        app.router.routes.append(Route(path, endpoint=resource_metadata(jwt), methods=["GET"]))
+
     app.exception_handler(RequestValidationError)(_invalid_request)
 
     app.exception_handler(GuardError)(_guard_error)
 
     app.include_router(admin_router(runtime))
     if settings.console.enabled:
-        app.include_router(console_router(runtime, console_sessions))
+        app.include_router(console_router(runtime, console_sessions, verifier))
 
     if extra_routes is not None:
         extra_routes(app)
-    app.add_middleware(Door, settings=settings, clock=manager.clock, sessions=console_sessions)
+    app.add_middleware(
+        Door, settings=settings, clock=manager.clock, sessions=console_sessions, verifier=verifier
+    )
     return app

@@ -32,8 +32,9 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
-from guard.edge.door import ANONYMOUS, PRINCIPAL
+from guard.edge.door import PRINCIPAL
 from guard.errors import GuardError
+from guard.identity import ANONYMOUS
 from guard.transaction.keys import session_key
 from guard.transaction.manager import TransactionManager
 from guard.transaction.state import Status, Via
@@ -84,7 +85,7 @@ class AgentSessions(StreamableHTTPSessionManager):
         return self._held[agent]
 
     def _admit_session(self, requestor: AuthorizationContext | None) -> StreamableHTTPServerTransport | None:
-        agent = requestor["client_id"] if requestor is not None else ANONYMOUS
+        agent = requestor["client_id"] if requestor is not None else ANONYMOUS.name
         if self._held[agent] >= self.limit:
             raise SessionLimitReached(agent, self._held[agent])
         transport = super()._admit_session(requestor)
@@ -118,7 +119,7 @@ class LegacySessions:
         self._manager = manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        scope["user"] = _owner(scope.get(PRINCIPAL, ANONYMOUS))
+        scope["user"] = _owner(scope.get(PRINCIPAL, ANONYMOUS).name)
         if scope.get("method") == "DELETE":
             await self._end(scope)
         try:
@@ -146,7 +147,7 @@ class LegacySessions:
         state = None if key is None else self._manager.live(key)
         if key is None or state is None or state.status is not Status.OPEN:
             return
-        if state.principal != scope.get(PRINCIPAL, ANONYMOUS):
+        if state.principal != scope.get(PRINCIPAL, ANONYMOUS).name:
             return  # only the agent that holds it ends it
         with contextlib.suppress(GuardError):
             await self._manager.rollback_by_id(key, "the client ended its MCP session", via=Via.SESSION)

@@ -51,7 +51,7 @@ from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from guard.clock import Clock, SystemClock
 from guard.errors import ConfigError, GuardError
@@ -166,12 +166,13 @@ class CommitGate:
         *,
         now: datetime | None = None,
         principal: str = "",
+        claims: Mapping[str, Any] | None = None,
         conversation: tuple[Turn, ...] | None = None,
     ) -> GateResult:
         """The chain's verdict on ``effects``, modes settled; never raises for a judge or a read.
 
         ``now`` is the commit time (the guard's clock) and ``principal`` the
-        agent whose transaction it is: judges see both, and the judge pool
+        agent whose transaction it is (``claims``, its token's): judges see them, and the judge pool
         holds that agent's hung evaluations against that agent only.
         ``conversation`` is what the agent's host handed over of it (None: nothing).
         """
@@ -183,6 +184,7 @@ class CommitGate:
             mode=self.mode,
             transaction_id=transaction_id,
             principal=principal,
+            claims=claims,
             calls=calls,
             summary=summary,
             now=now,

@@ -62,6 +62,7 @@ _TXN_FIELDS = (
     "blocked_attempts",
     "summary",
     "rollback_turns",
+    "claims",
 )
 _CALL_FIELDS = (
     "transaction_id",

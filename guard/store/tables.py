@@ -48,6 +48,7 @@ transactions = Table(
     Column("blocked_attempts", Integer, nullable=False, default=0),
     Column("summary", StorableText),
     Column("rollback_turns", StorableJSON),
+    Column("claims", StorableJSON),
     Index("ix_guard_transactions_status", "status"),
     Index("ix_guard_transactions_instance_status", "instance", "status"),
 )

@@ -51,7 +51,15 @@ from guard.tools import Arguments, Tool
 from guard.transaction import protocol as tx
 from guard.transaction.conversation import size as said_size
 from guard.transaction.conversation import turns_data
-from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
+from guard.transaction.limits import (
+    ArgumentsMeasured,
+    CallRate,
+    call_refusal,
+    measure_arguments,
+    open_refusal,
+    quota_for,
+    rate_refusal,
+)
 from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
 from guard.transaction.recovery import Resolve, finish, record_recovered
 from guard.transaction.replies import (
@@ -114,6 +122,7 @@ class TransactionManager(Reviews):
         self._closed: OrderedDict[str, Status] = OrderedDict()
         self._opening = KeyLocks()
         self._reserved: Counter[str] = Counter()
+        self._rate = CallRate()
         self.ledger = Ledger(audit, backend, clock, settings.server.instance, Redactor(settings.audit.redact))
         self._reaper: asyncio.Task[None] | None = None
         self.notifier: Notifier | None = None
@@ -284,11 +293,12 @@ class TransactionManager(Reviews):
         by_principal = self._reserved[key.principal] + sum(
             live.state.principal == key.principal for live in self._live.values()
         )
+        quota = quota_for(key.principal, key.claims, self.settings.limits)
         refusal = open_refusal(
             key.principal,
             len(self._live) + self._reserved.total(),
             by_principal,
-            self.settings.limits,
+            quota,
             self.settings.backend.max_open_transactions,
         )
         if refusal is not None:
@@ -312,7 +322,9 @@ class TransactionManager(Reviews):
                 "nothing was recorded, try again with the same key",
                 transaction_id=key.id,
             ) from exc
-        record = TxnRecord.opened(key.id, key.principal, self.instance, self.backend.name, self.clock.now())
+        record = TxnRecord.opened(
+            key.id, key.principal, self.instance, self.backend.name, self.clock.now(), key.claims
+        )
         try:
             await self.audit.open_transaction(record)
         except Exception as exc:
@@ -327,7 +339,10 @@ class TransactionManager(Reviews):
         mono = self.clock.monotonic()
         state = TxnState(key.id, key.principal, Status.OPEN, mono, mono)
         live = LiveTxn(
-            state, session, self.telemetry.open_transaction(key.id, key.principal, key.meta), record
+            state,
+            session,
+            self.telemetry.open_transaction(key.id, key.principal, key.meta, key.claims),
+            record,
         )
         self._live[key.id] = live
         log.info("opened transaction %s for %s", key.id, key.principal)
@@ -370,6 +385,12 @@ class TransactionManager(Reviews):
         with the call once it is recorded; a call refused for a limit keeps none.
         """
         asked = Asked(self.tool(tool), dict(arguments or {}), turns)
+        quota = quota_for(key.principal, key.claims, self.settings.limits)
+        wait = self._rate.admit(key.principal, quota.calls_per_minute_per_agent, self.clock.monotonic())
+        if wait is not None:
+            error = ToolError(rate_refusal(key.principal, wait, quota), error_class=ErrorClass.RATE_LIMITED)
+            log.info("refused a call of %s by %s: over its calls per minute", tool, key.principal)
+            return ToolReply(self.backend.error_text(tool, error), None, True, error.error_class, key.id)
         measured = measure_arguments(asked.arguments, self.settings.limits.max_argument_depth)
         size = measured.size + said_size(turns)
         try:
@@ -403,9 +424,8 @@ class TransactionManager(Reviews):
     async def _over_limit(self, live: LiveTxn, asked: Asked, size: int) -> ToolReply | None:
         """The refusal of one more call of ``size`` bytes (arguments and turns) past the transaction's
         limits, or None; the refused call is logged without its turns (they are what passed a limit)."""
-        refusal = call_refusal(
-            live.state.id, len(live.trace), live.argument_bytes, size, self.settings.limits
-        )
+        quota = quota_for(live.state.principal, live.record.claims or {}, self.settings.limits)
+        refusal = call_refusal(live.state.id, len(live.trace), live.argument_bytes, size, quota)
         if refusal is None:
             return None
         logged = asked.arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}
@@ -603,6 +623,7 @@ class TransactionManager(Reviews):
                 live.session.reader,
                 now=self.clock.now(),
                 principal=live.state.principal,
+                claims=live.record.claims or {},
                 conversation=live.conversation.turns,
             )
         except Exception as exc:

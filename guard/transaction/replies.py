@@ -6,7 +6,7 @@ A commit reply shows the agent only the enforced findings (:func:`enforced`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from guard.backends.base import UpstreamReport
@@ -44,6 +44,8 @@ class TxnKey:
     principal: str
     meta: Mapping[str, Any] | None = None
     renewable: bool = False
+    claims: Mapping[str, Any] = field(default_factory=dict)
+    """The claims of the principal's token (:func:`guard.identity.kept_claims`); empty for a static one."""
 
 
 @dataclass(frozen=True, slots=True)

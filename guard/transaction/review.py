@@ -139,6 +139,8 @@ class Reviews:
 
     async def _unbound(self, live: LiveTxn, reviewer: str) -> str | None:
         """Why an approval by ``reviewer`` is not valid now (None: it is)."""
+        if reviewer == live.state.principal:
+            return f"{reviewer} is the agent whose commit it is; another person must approve it"
         binding = live.binding
         if binding is None:
             return None

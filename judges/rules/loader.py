@@ -5,7 +5,7 @@ Everything that can be wrong with a rule file is reported at load, as one
 1-based line and column: malformed YAML, a field that breaks the schema, a
 duplicate rule id, an expression or placeholder that does not compile, a name
 that is neither ``effect``, a commit name (``now``, ``calls``, ``conversation``,
-``summary``, ``principal``), a lookup, nor a comprehension variable, a lookup
+``summary``, ``principal``, ``claims``), a lookup, nor a comprehension variable, a lookup
 named like a commit name or defined twice with different meanings, a ``let`` the rule never uses,
 a ``where`` value that is null, reads ``now``, or takes its key from a lookup
 that binds a list, and lookups whose keys come from each other in a cycle.

@@ -13,9 +13,10 @@ against it. The commit's names are ``now`` (the commit time), ``calls`` (the
 transaction's calls in order: ``{tool, arguments, write, ok, error_class,
 error_message, turns}``), ``conversation`` (the turns the host handed over,
 ``{role, text}``), ``summary`` (the agent's commit summary), ``principal``
-(the agent) and ``effects`` (every effect of the commit, each as ``effect`` is:
-a rule can judge the pending set as a whole); each is built once per commit, and
-only when a rule reads it.
+(the agent), ``claims`` (the claims of the agent's token the guard keeps, ``{}`` for a
+static token: ``"support-lead" in claims.roles``) and ``effects`` (every effect of the
+commit, each as ``effect`` is: a rule can judge the pending set as a whole); each is
+built once per commit, and only when a rule reads it.
 
 A rule that reads ``conversation`` when the host handed none is not judged:
 it yields a warning that says so, never a block (the conversation is an
@@ -52,7 +53,7 @@ __all__ = ["Rule", "RulePack"]
 _NO_CLOCK = "now: the commit time is not known (the gate was given no clock)"
 _NO_CONVERSATION = "it reads the conversation, which the agent's host did not hand over: not judged"
 
-COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal", "effects"})
+COMMIT_NAMES = frozenset({"now", "calls", "conversation", "summary", "principal", "claims", "effects"})
 """The names a rule reads from the commit as a whole, beside ``effect`` and its lookups."""
 
 
@@ -432,6 +433,8 @@ class _CommitNames:
             return context.summary
         if name == "principal":
             return context.principal
+        if name == "claims":
+            return to_cel(dict(context.claims), None)
         if name == "effects":
             return [effect_view(effect, None) for effect in context.effects]
         raise KeyError(name)

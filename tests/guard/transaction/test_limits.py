@@ -17,11 +17,20 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from guard.settings import LimitSettings
-from guard.transaction.limits import ArgumentsMeasured, call_refusal, measure_arguments, open_refusal
+from guard.transaction.limits import (
+    ArgumentsMeasured,
+    CallRate,
+    call_refusal,
+    measure_arguments,
+    open_refusal,
+    quota_for,
+    rate_refusal,
+)
 
 LIMITS = LimitSettings(
     max_open_per_agent=3, max_calls_per_transaction=5, max_argument_bytes_per_transaction=2048
 )
+QUOTA = quota_for("agent-a", {}, LIMITS)
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
@@ -127,12 +136,12 @@ def test_a_surrogate_pair_is_text() -> None:
 
 def test_opening_one_below_both_limits_is_allowed() -> None:
     """Requirement G20: one short of the guard's and the agent's limit still opens."""
-    assert open_refusal("agent-a", 9, LIMITS.max_open_per_agent - 1, LIMITS, max_open=10) is None
+    assert open_refusal("agent-a", 9, LIMITS.max_open_per_agent - 1, QUOTA, max_open=10) is None
 
 
 def test_opening_at_the_guard_limit_is_refused_naming_the_setting() -> None:
     """Requirement G20: at ``backend.max_open_transactions`` open, a new transaction is refused."""
-    refusal = open_refusal("agent-a", 10, 0, LIMITS, max_open=10)
+    refusal = open_refusal("agent-a", 10, 0, QUOTA, max_open=10)
     assert refusal is not None
     assert "10 transactions are open, the limit is 10 (backend.max_open_transactions)" in refusal
     assert "commit or roll back one first" in refusal
@@ -140,19 +149,19 @@ def test_opening_at_the_guard_limit_is_refused_naming_the_setting() -> None:
 
 def test_opening_at_the_agent_limit_is_refused_naming_the_agent_and_setting() -> None:
     """Requirement G20: an agent holding ``limits.max_open_per_agent`` transactions may open no more."""
-    refusal = open_refusal("agent-a", 3, 3, LIMITS, max_open=10)
+    refusal = open_refusal("agent-a", 3, 3, QUOTA, max_open=10)
     assert refusal is not None
     assert "agent 'agent-a' has 3 open transactions, the limit is 3 (limits.max_open_per_agent)" in refusal
 
 
 def test_a_call_one_below_both_limits_is_allowed() -> None:
     """Requirement G20: the last call allowed, and arguments that fill the byte budget exactly, pass."""
-    assert call_refusal("t-1", 4, 2000, 48, LIMITS) is None
+    assert call_refusal("t-1", 4, 2000, 48, QUOTA) is None
 
 
 def test_a_call_at_the_call_limit_is_refused_naming_the_setting() -> None:
     """Requirement G20: a transaction that made ``limits.max_calls_per_transaction`` calls gets no more."""
-    refusal = call_refusal("t-1", 5, 0, 0, LIMITS)
+    refusal = call_refusal("t-1", 5, 0, 0, QUOTA)
     assert refusal is not None
     assert "transaction t-1 has made 5 calls, the limit is 5 (limits.max_calls_per_transaction)" in refusal
     assert "nothing was changed" in refusal
@@ -161,9 +170,76 @@ def test_a_call_at_the_call_limit_is_refused_naming_the_setting() -> None:
 def test_a_call_one_byte_over_the_budget_is_refused_naming_the_setting() -> None:
     """Requirement G20: arguments that would take the transaction one byte past its budget are refused,
     saying how many bytes it would hold."""
-    refusal = call_refusal("t-1", 0, 2000, 49, LIMITS)
+    refusal = call_refusal("t-1", 0, 2000, 49, QUOTA)
     assert refusal is not None
     assert (
         "transaction t-1 would hold 2049 bytes of call arguments, the limit is 2048 "
         "(limits.max_argument_bytes_per_transaction)"
     ) in refusal
+
+
+PER_PRINCIPAL = LimitSettings.model_validate(
+    {
+        "calls_per_minute_per_agent": 100,
+        "principals": [
+            {"match": {"principal": "batch-1"}, "max_open_per_agent": 1},
+            {"match": {"claim": "roles", "value": "trial"}, "calls_per_minute_per_agent": 2},
+            {"match": {"claim": "scope", "value": "bulk"}, "max_argument_bytes_per_transaction": 4096},
+            {"match": {"claim": "roles", "value": "trial"}, "max_open_per_agent": 7},
+        ],
+    }
+)
+
+
+def test_a_principal_entry_overrides_only_what_it_sets_and_names_itself() -> None:
+    """Requirement G61: the first entry that matches an agent by name sets its limits; the rest come from
+    ``limits``; a refusal names the entry."""
+    quota = quota_for("batch-1", {}, PER_PRINCIPAL)
+    assert quota.max_open_per_agent == 1
+    assert quota.calls_per_minute_per_agent == 100
+    refusal = open_refusal("batch-1", 1, 1, quota, max_open=10)
+    assert refusal is not None and "(limits.principals[0].max_open_per_agent)" in refusal
+    assert quota_for("batch-2", {}, PER_PRINCIPAL).max_open_per_agent == 10
+
+
+def test_a_claim_entry_matches_a_list_item_or_a_scope_word_and_the_first_match_wins() -> None:
+    """Requirement G61: a claim matches when it equals the value, holds it in a list, or (scope, scp) holds
+    it as a word; the first matching entry is the only one that applies."""
+    trial = quota_for("x", {"roles": ["staff", "trial"]}, PER_PRINCIPAL)
+    assert (trial.calls_per_minute_per_agent, trial.max_open_per_agent) == (2, 10)
+    assert quota_for("x", {"roles": "trial"}, PER_PRINCIPAL).calls_per_minute_per_agent == 2
+    assert quota_for("x", {"scope": "read bulk"}, PER_PRINCIPAL).max_argument_bytes_per_transaction == 4096
+    assert quota_for("x", {"roles": "bulk"}, PER_PRINCIPAL).max_argument_bytes_per_transaction == 8_388_608
+    assert quota_for("x", {"roles": "trial-plus"}, PER_PRINCIPAL).calls_per_minute_per_agent == 100
+
+
+def test_the_call_rate_refuses_past_the_limit_until_the_oldest_call_leaves_the_minute() -> None:
+    """Requirement G61: ``limit`` calls in any 60 s pass, the next is refused with the wait until the oldest
+    leaves the window, refused calls are not counted, and another agent is not affected."""
+    rate = CallRate()
+    assert [rate.admit("a", 3, t) for t in (0.0, 10.0, 20.0)] == [None, None, None]
+    wait = rate.admit("a", 3, 30.0)
+    assert wait == pytest.approx(30.0)
+    assert rate.admit("b", 3, 30.0) is None
+    assert rate.admit("a", 3, 59.9) is not None
+    assert rate.admit("a", 3, 60.0) is None
+    assert rate.admit("a", 0, 60.0) is None  # no limit
+
+
+@given(st.lists(st.floats(min_value=0, max_value=600), max_size=60), st.integers(1, 5))
+def test_no_sixty_seconds_ever_hold_more_admitted_calls_than_the_limit(times: list[float], limit: int) -> None:
+    """Requirement G61: whatever the arrival times, the admitted calls of an agent in any window of 60 s
+    number at most its limit."""
+    rate = CallRate()
+    admitted = [t for t in sorted(times) if rate.admit("a", limit, t) is None]
+    for start in admitted:
+        assert sum(start <= t < start + 60 for t in admitted) <= limit
+
+
+def test_the_rate_refusal_names_the_agent_the_setting_and_the_wait() -> None:
+    """Requirement G61: the refusal says who, which setting, that nothing ran, and when to try again."""
+    quota = quota_for("x", {"roles": ["trial"]}, PER_PRINCIPAL)
+    text = rate_refusal("x", 12.2, quota)
+    assert "agent 'x' has made 2 calls in the last minute" in text
+    assert "(limits.principals[1].calls_per_minute_per_agent)" in text
+    assert "nothing was run or changed" in text and "Try again in 13 s" in text

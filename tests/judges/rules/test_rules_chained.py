@@ -263,5 +263,5 @@ def test_a_rule_reading_now_without_a_commit_time_blocks_and_the_others_run() ->
 
 def test_an_unknown_name_lists_now_among_the_known() -> None:
     error = load_error(DUE.replace("- now >=", "- nw >="))
-    known = "effect, calls, conversation, effects, now, principal, summary"
+    known = "effect, calls, claims, conversation, effects, now, principal, summary"
     assert f"unknown name 'nw' (known: {known})" in error.detail

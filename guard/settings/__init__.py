@@ -17,8 +17,6 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
@@ -34,6 +32,8 @@ from pydantic_settings import (
 
 from guard.audit.redact import check_path
 from guard.errors import ConfigError
+from guard.settings.base import Section as _Section
+from guard.settings.identity import AuthSettings, JwtSettings, LimitSettings, PrincipalLimits
 from judges.verdict import Mode
 
 __all__ = [
@@ -46,18 +46,17 @@ __all__ = [
     "DispatchSettings",
     "GuardSettings",
     "JudgeSettings",
+    "JwtSettings",
     "LimitSettings",
     "McpSettings",
     "McpToolSettings",
+    "NotifySettings",
+    "PrincipalLimits",
     "RetrySettings",
     "ServerSettings",
     "TelemetrySettings",
     "load_settings",
 ]
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 _NAME_PORT = r"(\[[0-9a-f:.]+\]|[a-z0-9._-]+)(:(\d+|\*))?"
@@ -392,46 +391,6 @@ class AuditSettings(_Section):
         return value
 
 
-class LimitSettings(_Section):
-    """What one agent and one transaction may hold (refused past these, with nothing changed)."""
-
-    max_open_per_agent: int = Field(
-        10, ge=1, description="Open transactions one agent (token) may hold at once."
-    )
-    max_sessions_per_agent: int = Field(
-        100,
-        ge=1,
-        description="Handshake-era (1.x protocol) MCP sessions one agent may hold open at once; its next "
-        "initialize is refused (429) until it ends one or one idles out.",
-    )
-    max_calls_per_transaction: int = Field(1000, ge=1, description="Calls one transaction may make.")
-    max_argument_bytes_per_transaction: int = Field(
-        8_388_608,
-        ge=1024,
-        description="Total size of one transaction's call arguments, as JSON, with the conversation's turns "
-        "handed over with its calls.",
-    )
-    max_argument_depth: int = Field(
-        64,
-        ge=2,
-        le=100,
-        description="Nesting levels a call's arguments may have (the arguments object is level 1); deeper "
-        "ones are refused as invalid arguments.",
-    )
-    max_turns_per_request: int = Field(
-        200,
-        ge=1,
-        description="Turns of the conversation one request may hand over (_meta['guard/conversation'], the "
-        "admin commit's conversation); more is refused as invalid params.",
-    )
-    max_conversation_bytes_per_request: int = Field(
-        262_144,
-        ge=1024,
-        description="Bytes of conversation (compact JSON, UTF-8) one request may hand over; a call's turns "
-        "also count toward max_argument_bytes_per_transaction.",
-    )
-
-
 class CommitSettings(_Section):
     tool_name: str = Field("guard_commit", pattern=r"^[A-Za-z][A-Za-z0-9_.-]{0,63}$")
     rollback_tool_name: str | None = Field(
@@ -527,47 +486,6 @@ class TelemetrySettings(_Section):
     def otel_environment(self) -> Mapping[str, str]:
         """The ``OTEL_*`` environment variables when these settings were built."""
         return MappingProxyType(self._otel)
-
-
-class AuthSettings(_Section):
-    """Who may call: agents on ``/mcp``, operators on the admin API and the console; how fast one may guess.
-
-    Every token is non-empty without surrounding blanks, and no operator token is also an agent token
-    (an operator's identity is distinct from every agent's). The values never appear in an error.
-    """
-
-    agent_tokens: dict[str, str] = Field(
-        default_factory=dict, description="Bearer token → agent name, for /mcp. Empty: no agent auth."
-    )
-    operator_tokens: list[str] = Field(
-        default_factory=list,
-        description="Bearer tokens for the admin API and the console. Empty: no operator auth (loopback "
-        "only, and not beside agent tokens).",
-    )
-    max_failures: int = Field(
-        10,
-        ge=1,
-        description="Wrong tokens one source (address) may send at once per audience (agents, operators); "
-        "then one more per failure_window_s / max_failures, and 429 meanwhile.",
-    )
-    failure_window_s: float = Field(
-        60.0, gt=0, description="How long a source's spent budget of max_failures takes to come back whole."
-    )
-
-    @model_validator(mode="after")
-    def _distinct_tokens(self) -> AuthSettings:
-        for key, tokens in (
-            ("agent_tokens", list(self.agent_tokens)),
-            ("operator_tokens", self.operator_tokens),
-        ):
-            if any(not token.strip() or token != token.strip() for token in tokens):
-                raise ValueError(f"auth.{key}: a token is empty or has blanks around it")
-        if set(self.operator_tokens) & set(self.agent_tokens):
-            raise ValueError(
-                "auth.operator_tokens: a token is also in auth.agent_tokens; an operator needs a token no "
-                "agent holds (or any agent could approve its own held commits)"
-            )
-        return self
 
 
 class ConsoleSettings(_Section):
