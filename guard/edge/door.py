@@ -429,7 +429,7 @@ class _Bearer:
         params = {"error_description": refused.description}
         if refused.error == "insufficient_scope" and self._audience.required_scopes:
             params["scope"] = " ".join(self._audience.required_scopes)
-        headers = {"WWW-Authenticate": challenge(self._audience.jwt, scope, refused.error, **params)}
+        headers = {"WWW-Authenticate": challenge(self._audience.jwt, scope, refused.error, params)}
         if refused.status == 503:
             headers["Retry-After"] = "5"
         refusal = Refusal(refused.status, f"unauthorized: {refused.description}")

@@ -12,7 +12,7 @@ which. Without ``auth.jwt`` the metadata route answers 404 and the challenge is 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from urllib.parse import urlsplit
 
 from starlette.datastructures import Headers
@@ -46,14 +46,20 @@ def metadata_url(resource: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{METADATA_PATH}{path}"
 
 
-def challenge(settings: JwtSettings | None, scope: Scope, error: str | None = None, **params: str) -> str:
-    """The ``WWW-Authenticate`` value of a refusal: ``error`` (none: no token was sent) and ``params``."""
+def challenge(
+    settings: JwtSettings | None,
+    request: Scope,
+    error: str | None = None,
+    params: Mapping[str, str] | None = None,
+) -> str:
+    """The ``WWW-Authenticate`` value of a refusal of ``request``: ``error`` (none: no token was sent) and
+    ``params`` (``error_description``, ``scope``), then where the resource metadata is."""
     parts = []
     if error is not None:
         parts.append(f'error="{error}"')
-    parts.extend(f'{name}="{_quoted(value)}"' for name, value in params.items())
+    parts.extend(f'{name}="{_quoted(value)}"' for name, value in (params or {}).items())
     if settings is not None:
-        parts.append(f'resource_metadata="{metadata_url(resource_of(settings, scope))}"')
+        parts.append(f'resource_metadata="{metadata_url(resource_of(settings, request))}"')
     return "Bearer " + ", ".join(parts) if parts else "Bearer"
 
 

@@ -125,17 +125,22 @@ def table_rows(settings: GuardSettings, table: str) -> list[tuple[Any, ...]]:
         return db.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
 
 
-@contextlib.asynccontextmanager
-async def serving(app: Any) -> AsyncIterator[str]:
-    """Serve an ASGI app with uvicorn on a real loopback socket; yields its base URL."""
-    import socket
-
-    import uvicorn
-
+def bound_socket() -> socket.socket:
+    """A listening loopback socket on a free port (its URL known before the app that will serve it)."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
+    return sock
+
+
+@contextlib.asynccontextmanager
+async def serving(app: Any, sock: socket.socket | None = None) -> AsyncIterator[str]:
+    """Serve an ASGI app with uvicorn on a real loopback socket (``sock``, else a new one); yields its
+    base URL."""
+    import uvicorn
+
+    sock = sock or bound_socket()
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     task = asyncio.create_task(server.serve(sockets=[sock]))

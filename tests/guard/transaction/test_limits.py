@@ -198,7 +198,8 @@ def test_a_principal_entry_overrides_only_what_it_sets_and_names_itself() -> Non
     assert quota.max_open_per_agent == 1
     assert quota.calls_per_minute_per_agent == 100
     refusal = open_refusal("batch-1", 1, 1, quota, max_open=10)
-    assert refusal is not None and "(limits.principals[0].max_open_per_agent)" in refusal
+    assert refusal is not None
+    assert "(limits.principals[0].max_open_per_agent)" in refusal
     assert quota_for("batch-2", {}, PER_PRINCIPAL).max_open_per_agent == 10
 
 
@@ -227,7 +228,9 @@ def test_the_call_rate_refuses_past_the_limit_until_the_oldest_call_leaves_the_m
 
 
 @given(st.lists(st.floats(min_value=0, max_value=600), max_size=60), st.integers(1, 5))
-def test_no_sixty_seconds_ever_hold_more_admitted_calls_than_the_limit(times: list[float], limit: int) -> None:
+def test_no_sixty_seconds_ever_hold_more_admitted_calls_than_the_limit(
+    times: list[float], limit: int
+) -> None:
     """Requirement G61: whatever the arrival times, the admitted calls of an agent in any window of 60 s
     number at most its limit."""
     rate = CallRate()
@@ -242,4 +245,5 @@ def test_the_rate_refusal_names_the_agent_the_setting_and_the_wait() -> None:
     text = rate_refusal("x", 12.2, quota)
     assert "agent 'x' has made 2 calls in the last minute" in text
     assert "(limits.principals[1].calls_per_minute_per_agent)" in text
-    assert "nothing was run or changed" in text and "Try again in 13 s" in text
+    assert "nothing was run or changed" in text
+    assert "Try again in 13 s" in text
