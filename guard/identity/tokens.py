@@ -2,11 +2,12 @@
 
 :meth:`TokenVerifier.verify` takes a token to a :class:`~guard.identity.principal.Principal` or refuses
 it (:class:`TokenRefused`, whose ``description`` says why without repeating the token). In order: the
-token's header must name an algorithm of ``auth.jwt.algorithms`` (never ``none``, never HMAC), and a key
-the issuer publishes (:class:`~guard.identity.keys.KeySet`) of that algorithm's type; the signature must
-verify with it; ``iss`` must be the issuer, ``aud`` one of the audiences, ``exp`` in the future and
-``nbf``/``iat`` not (each within ``leeway_s``); the ``principal_claim`` must be a short name. Operators
-are the tokens whose ``operator_claim`` holds one of ``operator_values``.
+token's header must declare no extension (``crit``, RFC 7515 §4.1.11), and name an algorithm of
+``auth.jwt.algorithms`` (never ``none``, never HMAC) and a key the issuer publishes
+(:class:`~guard.identity.keys.KeySet`) of that algorithm's type; the signature must verify with it;
+``iss`` must be the issuer, ``aud`` one of the audiences, ``exp`` in the future and ``nbf``/``iat`` not
+(each within ``leeway_s``); the ``principal_claim`` must be a short name. Operators are the tokens whose
+``operator_claim`` holds one of ``operator_values``.
 """
 
 from __future__ import annotations
@@ -74,6 +75,10 @@ class TokenVerifier:
             header = jwt.get_unverified_header(token)
         except jwt.InvalidTokenError:
             raise TokenRefused(401, "invalid_token", "the token's header is not readable") from None
+        if "crit" in header or header.get("b64") is not None:
+            raise TokenRefused(
+                401, "invalid_token", "the token's header has extensions (crit, b64) the guard does not take"
+            )
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.settings.algorithms:
             raise TokenRefused(

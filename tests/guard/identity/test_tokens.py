@@ -134,6 +134,18 @@ async def test_an_hmac_token_keyed_with_the_published_public_key_is_refused(prov
     assert "'HS256' is not accepted" in refused.description
 
 
+async def test_a_token_with_critical_header_extensions_is_refused(provider: OpenIdProvider) -> None:
+    token = provider.mint(headers={"crit": ["exp-policy"], "exp-policy": "lenient"})
+    refused = await _refused(_verifier(provider), token)
+    assert refused.status == 401
+    assert refused.description in {
+        "the token's header has extensions (crit, b64) the guard does not take",
+        "the token's header is not readable",
+    }
+    bare = await _refused(_verifier(provider), provider.mint(headers={"crit": ["b64"], "b64": True}))
+    assert bare.status == 401
+
+
 async def test_a_token_signed_by_a_foreign_key_under_a_published_kid_is_refused(
     provider: OpenIdProvider,
 ) -> None:
