@@ -252,12 +252,16 @@ def check_exposure(settings: GuardSettings) -> None:
     without both token sets (DNS rebinding is then possible).
     """
     server = settings.server
-    if settings.auth.agents_authenticated and not settings.auth.operators_authenticated:
+    auth = settings.auth
+    if auth.agents_authenticated and not auth.operators_authenticated:
+        agents = "auth.agent_tokens is set" if auth.agent_tokens else "auth.jwt admits agents"
+        operators = "auth.operator_tokens is empty" + (
+            " and auth.jwt names no operator_claim" if auth.jwt is not None else ""
+        )
         raise ConfigError(
-            "agents need tokens (auth.agent_tokens or auth.jwt) and operators none (auth.operator_tokens "
-            "is empty, auth.jwt names no operator_claim): every agent could read, commit, roll back, "
-            "approve and reject every transaction at /transactions and /console (its own held commits "
-            "too); set auth.operator_tokens to tokens no agent holds, or auth.jwt.operator_claim"
+            f"{agents} and {operators}: every agent could read, commit, roll back, approve and reject every "
+            "transaction at /transactions and /console (its own held commits too); set "
+            "auth.operator_tokens to tokens no agent holds, or auth.jwt.operator_claim and operator_values"
         )
     surfaces = _open_surfaces(settings)
     if not surfaces:

@@ -320,6 +320,17 @@ async def test_agent_tokens_without_operator_tokens_refuse_to_start(runtime: Run
         assert "\n" not in info.value.message
 
 
+async def test_jwt_agents_without_any_operator_refuse_to_start(runtime: Runtime, tmp_path: Path) -> None:
+    """Requirements G38, G59: JWT agents with neither operator tokens nor an operator claim would all be
+    operators; with an operator claim the app is built."""
+    jwt = {"issuer": "https://id.example.com", "audience": "https://guard.example.com/mcp"}
+    agents_only = demo_settings(tmp_path, auth={"jwt": jwt})
+    with pytest.raises(ConfigError, match=r"auth\.jwt admits agents and auth\.operator_tokens is empty and"):
+        create_app(dataclasses.replace(runtime, settings=agents_only))
+    claimed = {**jwt, "operator_claim": "groups", "operator_values": ["guard-operators"]}
+    create_app(dataclasses.replace(runtime, settings=demo_settings(tmp_path, auth={"jwt": claimed})))
+
+
 def test_guard_serve_with_agent_tokens_only_exits_2_in_one_line(tmp_path: Path) -> None:
     """Requirements G38, G27: the refusal is one line on stderr and the usage exit code, before it serves."""
     config = tmp_path / "guard.yaml"
