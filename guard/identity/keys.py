@@ -3,7 +3,9 @@
 Where the keys are: ``auth.jwt.jwks_url``, or the ``jwks_uri`` of the issuer's discovery document
 (OpenID Connect Discovery's ``/.well-known/openid-configuration``, else RFC 8414's
 ``/.well-known/oauth-authorization-server``), whose ``issuer`` must be the configured one. The keys are
-used for ``jwks_cache_s``, then fetched again. A token naming a key not among them (the provider
+used for ``jwks_cache_s``, then fetched again in the background while the held ones still serve, so a
+provider that hangs never holds up a token whose key is held (a retired key is refused once that fetch
+has come back). A token naming a key not among them (the provider
 rotated its keys) fetches them again at once, but never more often than once per ``jwks_min_refetch_s``
 however many such tokens arrive, so that tokens with made-up key ids cannot make the guard hammer the
 provider; concurrent fetches are one fetch. A fetch that fails leaves the keys held before in use (and
@@ -14,6 +16,7 @@ is :class:`KeysUnavailable`, never a verdict on the token.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 from collections.abc import Mapping
@@ -55,6 +58,7 @@ class KeySet:
         self._fetched_at: float | None = None
         self._tried_at: float | None = None
         self._lock = asyncio.Lock()
+        self._behind: asyncio.Task[None] | None = None
         self.fetches = 0
         """Fetches of the key set attempted (for tests and ``/readyz``)."""
 
@@ -67,7 +71,10 @@ class KeySet:
         """The JWK named ``kid`` (a token without one: the only key); fetched again as the module says."""
         now = self._clock.monotonic()
         stale = self._fetched_at is None or now - self._fetched_at >= self._settings.jwks_cache_s
-        if stale or (self._pick(kid) is None and self._may_try(now)):
+        held = self._pick(kid)
+        if held is not None and stale:
+            self._refresh_behind(now)
+        elif held is None and (stale or self._may_try(now)):
             await self._refresh(now)
         found = self._pick(kid)
         if found is not None:
@@ -84,6 +91,16 @@ class KeySet:
         if kid is not None:
             return self._keys.get(kid)
         return next(iter(self._keys.values())) if len(self._keys) == 1 else None
+
+    def _refresh_behind(self, now: float) -> None:
+        """Fetch the keys again without making anyone wait: the key a token names is held already."""
+        if self._behind is None or self._behind.done():
+            self._behind = asyncio.get_running_loop().create_task(self._refresh(now))
+
+    async def settle(self) -> None:
+        """Wait for a fetch in the background, if one runs."""
+        if self._behind is not None:
+            await asyncio.shield(self._behind)
 
     def _may_try(self, now: float) -> bool:
         return self._tried_at is None or now - self._tried_at >= self._settings.jwks_min_refetch_s
@@ -170,7 +187,11 @@ class KeySet:
         return self._client
 
     async def aclose(self) -> None:
-        """Close the HTTP client (one it was handed stays open)."""
+        """Stop a fetch in the background and close the HTTP client (one it was handed stays open)."""
+        if self._behind is not None:
+            self._behind.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._behind
         if self._own_client and self._client is not None:
             await self._client.aclose()
             self._client = None

@@ -175,6 +175,8 @@ async def test_a_retired_key_is_refused_once_the_keys_are_fetched_again(provider
     provider.retire(retired)
     await verifier.verify(old)  # the keys held are used until they are fetched again
     clock.advance(301)
+    await verifier.verify(old)  # stale: still served while the keys are fetched behind it
+    await verifier.keys.settle()
     refused = await _refused(verifier, old)
     assert "a key the issuer does not publish" in refused.description
 
@@ -194,6 +196,32 @@ async def test_made_up_key_ids_fetch_the_keys_at_most_once_per_min_refetch(provi
     clock.advance(31)
     await _refused(verifier, provider.mint(kid="made-up-again"))
     assert provider.jwks_requests == before + 2
+
+
+async def test_a_hung_provider_holds_up_no_token_whose_key_is_held(provider: OpenIdProvider) -> None:
+    """Requirement G57: past jwks_cache_s the keys are fetched again behind the requests; while that fetch
+    hangs, tokens signed with a held key are checked at once."""
+    clock = FixedClock()
+    release = asyncio.Event()
+    served = provider.jwks()
+
+    async def hang(request: httpx2.Request) -> httpx2.Response:
+        if hang.calls:  # type: ignore[attr-defined]
+            await release.wait()
+        hang.calls += 1  # type: ignore[attr-defined]
+        return httpx2.Response(200, json=served)
+
+    hang.calls = 0  # type: ignore[attr-defined]
+    settings = _settings(provider, jwks_url=f"{provider.issuer}/jwks", jwks_cache_s=60)
+    async with httpx2.AsyncClient(transport=httpx2.MockTransport(hang)) as client:
+        verifier = TokenVerifier(settings, KeySet(settings, clock, client))
+        await verifier.verify(provider.mint())
+        clock.advance(61)
+        for _ in range(5):
+            assert (await asyncio.wait_for(verifier.verify(provider.mint()), 1)).name == "test-agent"
+        release.set()
+        await verifier.keys.settle()
+        assert hang.calls == 2  # type: ignore[attr-defined]
 
 
 async def test_an_unreachable_issuer_leaves_tokens_uncheckable_not_wrong() -> None:
