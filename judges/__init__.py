@@ -74,7 +74,13 @@ if TYPE_CHECKING:
     )
     from judges.rounds import MAX_ROUNDS, Gathered, gather, gather_memory
     from judges.rules import RulePack, load_rule_pack, parse_rule_pack
-    from judges.signatures import Signature, SignatureResult, failure_signature, signature_of_states
+    from judges.signatures import (
+        Signature,
+        SignatureResult,
+        failure_signature,
+        signature_of_canonical,
+        signature_of_states,
+    )
     from judges.state import MemoryState, Query, Row, StateReader, StateSnapshot
     from judges.trace import (
         DEFAULT_CLAIMS,
@@ -173,7 +179,14 @@ _MODULES: dict[str, tuple[str, ...]] = {
     ),
     "judges.rounds": ("Gathered", "MAX_ROUNDS", "gather", "gather_memory"),
     "judges.rules": ("RulePack", "load_rule_pack", "parse_rule_pack"),
-    "judges.signatures": ("Signature", "SignatureResult", "failure_signature", "signature_of_states"),
+    "judges.signatures": (
+        "Signature",
+        "SignatureResult",
+        "failure_signature",
+        "signature_of_canonical",
+        "signature_of_canonical",
+        "signature_of_states",
+    ),
     "judges.state": ("MemoryState", "Query", "Row", "StateReader", "StateSnapshot"),
     "judges.trace": (
         "DEFAULT_CLAIMS",
@@ -315,6 +328,7 @@ __all__ = [
     "load_rule_pack",
     "parse_rule_pack",
     "retryable",
+    "signature_of_canonical",
     "signature_of_states",
     "state_hash",
     "tool_error_text",

@@ -30,10 +30,16 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from judges.canonical import DiffEntry, TableSpec, canonical_state, diff_states
+from judges.canonical import CanonicalState, DiffEntry, TableSpec, canonical_state, diff_states
 from judges.trace import TraceCall, unrecovered_writes
 
-__all__ = ["Signature", "SignatureResult", "failure_signature", "signature_of_states"]
+__all__ = [
+    "Signature",
+    "SignatureResult",
+    "failure_signature",
+    "signature_of_canonical",
+    "signature_of_states",
+]
 
 
 class Signature(StrEnum):
@@ -104,7 +110,23 @@ def signature_of_states(
     """:func:`failure_signature` from the three states (raw rows; canonicalised here with ``specs``)."""
     final = canonical_state(result, specs)
     diff = diff_states(final, canonical_state(golden, specs), specs)
-    touched = diff_states(final, canonical_state(initial, specs), specs)
+    return signature_of_canonical(
+        calls, final, diff, canonical_state(initial, specs), specs, rubric_passed=rubric_passed
+    )
+
+
+def signature_of_canonical(
+    calls: Sequence[TraceCall],
+    final: CanonicalState,
+    diff: Sequence[DiffEntry],
+    initial: CanonicalState,
+    specs: Mapping[str, TableSpec] | None = None,
+    *,
+    rubric_passed: bool = True,
+) -> SignatureResult:
+    """:func:`failure_signature` from canonical states: the final one, its ``diff`` against golden (as
+    grading found it), and the initial one (a caller that already holds them canonicalises nothing)."""
+    touched = diff_states(final, initial, specs)
     return failure_signature(calls, diff, touched, rubric_passed=rubric_passed)
 
 

@@ -24,11 +24,12 @@ from benchmark.run.arms import Arm, open_arm
 from benchmark.run.faults import FaultPlan, faulty_registry
 from benchmark.run.hub import ToolHub
 from benchmark.world import Golden, State, golden, grade, open_world, outputs_said
+from benchmark.world.canon_memo import canonical_with_hash
 from guard.clock import FixedClock
 from guard.errors import GuardError
 from guard.gate.commit import CommitGate
 from guard.settings import GuardSettings
-from judges import signature_of_states
+from judges import signature_of_canonical
 
 __all__ = ["TrialContext", "run_trial", "trial_seed"]
 
@@ -237,14 +238,19 @@ async def _graded(
     passed = graded.passed and rubric_ok and guard_error is None
     signature = None
     if not passed:
-        initial = await _initial(task, context, domain, initial_cache)
+        initial, _ = canonical_with_hash(
+            domain.name, await _initial(task, context, domain, initial_cache), domain.specs
+        )
+        final_canonical = graded.canonical
+        if final_canonical is None:
+            final_canonical, _ = canonical_with_hash(domain.name, final, domain.specs)
         try:
-            signature = signature_of_states(
+            signature = signature_of_canonical(
                 session.channel.trace,
-                result=final,
-                golden=expected.state,
-                initial=initial,
-                specs=domain.specs,
+                final_canonical,
+                graded.diff,
+                initial,
+                domain.specs,
                 rubric_passed=rubric_ok,
             ).signature.value
         except ValueError:

@@ -54,6 +54,8 @@ class Grade:
     state_hash: str
     golden_hash: str
     diff: tuple[DiffEntry, ...] = field(default_factory=tuple)
+    canonical: CanonicalState | None = field(default=None, compare=False, repr=False)
+    """The final state's canonical form (for a failure's signature)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -136,10 +138,9 @@ def grade(state: State, expected: Golden, domain: Domain) -> Grade:
     """Compare a final state with the golden one."""
     canonical, result_hash = canonical_with_hash(domain.name, state, domain.specs)
     if result_hash == expected.hash:
-        return Grade(True, result_hash, expected.hash)
-    return Grade(
-        False, result_hash, expected.hash, tuple(diff_states(canonical, expected.canonical, domain.specs))
-    )
+        return Grade(True, result_hash, expected.hash, canonical=canonical)
+    diff = tuple(diff_states(canonical, expected.canonical, domain.specs))
+    return Grade(False, result_hash, expected.hash, diff, canonical)
 
 
 def outputs_said(outputs: Sequence[str], messages: Iterable[str]) -> list[tuple[str, bool]]:
