@@ -44,6 +44,7 @@ import hmac
 import ipaddress
 import logging
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -68,6 +69,7 @@ __all__ = [
     "PRINCIPAL",
     "Door",
     "HostPolicy",
+    "McpRoutes",
     "Refusal",
     "check_exposure",
     "host_policy",
@@ -520,10 +522,39 @@ def _route_path(scope: Scope) -> str:
     return path[len(root) :] if root and path.startswith(root) else path
 
 
+_MCP_ROUTE = re.compile(r"^/mcp(?:/t/(?P<transaction>[^/]+))?$")
+_MCP_METHODS = frozenset({"GET", "POST", "DELETE"})
+
+
+class McpRoutes:
+    """``/mcp`` and ``/mcp/t/<id>`` straight to the MCP app, with the id as the route's path parameter
+    (``transaction``): a call passes the door and the SDK's transport, and no router or web framework
+    layer between them; another path under ``/mcp`` is 404, another method 405."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = _MCP_ROUTE.match(_route_path(scope))
+        if found is None:
+            await _refuse(Refusal(404, "not found: MCP is served at /mcp and /mcp/t/<id>"))(
+                scope, receive, send
+            )
+            return
+        if scope.get("method") not in _MCP_METHODS:
+            refusal = Refusal(405, "method not allowed: /mcp takes GET, POST and DELETE")
+            await _refuse(refusal, {"Allow": "GET, POST, DELETE"})(scope, receive, send)
+            return
+        transaction = found.group("transaction")
+        scope["path_params"] = {} if transaction is None else {"transaction": transaction}
+        await self._app(scope, receive, send)
+
+
 class Door:
     """ASGI middleware applying the module's checks, in its order, to every request.
 
-    ``clock`` paces the failure budgets; ``sessions`` are the console's (shared with its pages).
+    ``clock`` paces the failure budgets; ``sessions`` are the console's (shared with its pages); ``mcp``
+    serves ``/mcp*`` once its checks pass (:class:`McpRoutes`; else the app behind the door does).
     """
 
     def __init__(
@@ -534,6 +565,7 @@ class Door:
         clock: Clock,
         sessions: ConsoleSessions,
         verifier: TokenVerifier | None = None,
+        mcp: ASGIApp | None = None,
     ) -> None:
         self._app = app
         self._policy = host_policy(settings.server)
@@ -558,7 +590,7 @@ class Door:
         )
         public = _Audience("anyone", "a public route", {}, operators=False, jwt=None)
         small = server.admin_max_request_bytes
-        self._mcp = _Gate.build(_Bearer(app, agents, budget, verifier), server.max_request_bytes)
+        self._mcp = _Gate.build(_Bearer(mcp or app, agents, budget, verifier), server.max_request_bytes)
         self._admin = _Gate.build(_Bearer(app, operators, budget, verifier), small)
         self._public = _Gate.build(_Bearer(app, public, budget, None), small)
         required = auth.operators_authenticated

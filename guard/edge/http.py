@@ -28,7 +28,7 @@ from starlette.routing import Route
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
 from guard.edge.console_sessions import ConsoleSessions
-from guard.edge.door import PRINCIPAL, Door, check_exposure
+from guard.edge.door import PRINCIPAL, Door, McpRoutes, check_exposure
 from guard.edge.mcp_sessions import AgentSessions, LegacySessions
 from guard.edge.oauth import METADATA_PATH, resource_metadata
 from guard.edge.server import build_server
@@ -116,10 +116,6 @@ def create_app(
             yield
 
     app = FastAPI(title="guard", version="0.1.0", lifespan=lifespan)
-    app.router.routes.append(Route("/mcp", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"]))
-    app.router.routes.append(
-        Route("/mcp/t/{transaction}", endpoint=mcp_asgi, methods=["GET", "POST", "DELETE"])
-    )
 
     for path in (METADATA_PATH, f"{METADATA_PATH}/{{resource:path}}"):
         app.router.routes.append(Route(path, endpoint=resource_metadata(jwt), methods=["GET"]))
@@ -135,6 +131,11 @@ def create_app(
     if extra_routes is not None:
         extra_routes(app)
     app.add_middleware(
-        Door, settings=settings, clock=manager.clock, sessions=console_sessions, verifier=verifier
+        Door,
+        settings=settings,
+        clock=manager.clock,
+        sessions=console_sessions,
+        verifier=verifier,
+        mcp=McpRoutes(mcp_asgi),
     )
     return app
