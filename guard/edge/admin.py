@@ -28,7 +28,15 @@ from guard.transaction.recovery import Resolve
 from guard.transaction.replies import CommitReply
 from guard.transaction.state import Via
 
-__all__ = ["CommitBody", "ResolveBody", "ResumeBody", "ReviewBody", "RollbackBody", "admin_router"]
+__all__ = [
+    "CommitBody",
+    "ResolveBody",
+    "ResumeBody",
+    "ReviewBody",
+    "RollbackBody",
+    "acting",
+    "admin_router",
+]
 
 
 class CommitBody(BaseModel):
@@ -75,6 +83,9 @@ class _Admin:
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
         self.manager = runtime.manager
+        jwt = runtime.settings.auth.jwt
+        self.marked = jwt is not None and jwt.operators
+        """Operators also sign in by JWT: a name a static token's holder gives is recorded as such."""
 
     async def healthz(self) -> dict[str, str]:
         return {"status": "ok"}
@@ -116,34 +127,39 @@ class _Admin:
         return _body(await self.manager.rollback_by_id(transaction_id, body.reason, via=Via.ADMIN))
 
     async def resume(self, request: Request, transaction_id: str, body: ResumeBody) -> dict[str, Any]:
-        await self.manager.finish(transaction_id, None, _acting(request, body.operator, "operator"))
+        await self.manager.finish(
+            transaction_id, None, acting(request, body.operator, "operator", marked=self.marked)
+        )
         return await self.show_transaction(transaction_id)
 
     async def resolve(self, request: Request, transaction_id: str, body: ResolveBody) -> dict[str, Any]:
         step = Resolve(body.call, body.outcome == "applied")
-        await self.manager.finish(transaction_id, step, _acting(request, body.operator, "operator"))
+        await self.manager.finish(
+            transaction_id, step, acting(request, body.operator, "operator", marked=self.marked)
+        )
         return await self.show_transaction(transaction_id)
 
     async def approve(self, request: Request, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        reviewer = _acting(request, body.reviewer, "reviewer")
+        reviewer = acting(request, body.reviewer, "reviewer", marked=self.marked)
         return _body(await self.manager.review(transaction_id, approve=True, reviewer=reviewer))
 
     async def reject(self, request: Request, transaction_id: str, body: ReviewBody) -> dict[str, Any]:
-        reviewer = _acting(request, body.reviewer, "reviewer")
+        reviewer = acting(request, body.reviewer, "reviewer", marked=self.marked)
         return _body(await self.manager.review(transaction_id, approve=False, reviewer=reviewer))
 
 
-def _acting(request: Request, named: str | None, field: str) -> str:
-    """Who acts, for the audit log: a verified operator's own name (the body may only repeat it), else the
-    name the body gives."""
+def acting(request: Request, named: str | None, field: str, *, marked: bool) -> str:
+    """Who acts, for the audit log: a verified operator's own name (the request may only repeat it), else
+    the name the request gives; ``marked``, that name says it was given by a static token's holder (so it
+    cannot pass for a verified operator's)."""
     principal = request.scope.get(PRINCIPAL)
     if isinstance(principal, Principal) and principal.verified:
-        if named is not None and named != principal.name:
+        if named and named != principal.name:
             raise RequestRejected(f"{field} {named!r}: your token names you {principal.name!r}")
         return principal.name
-    if named is None:
+    if not named:
         raise RequestRejected(f'name the {field}: {{"{field}": "<name>"}}')
-    return named
+    return f"{named} (operator token)" if marked else named
 
 
 def _body(reply: CommitReply) -> dict[str, Any]:

@@ -36,10 +36,11 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from guard.edge.admin import acting
 from guard.edge.console_sessions import ConsoleSession, ConsoleSessions
 from guard.edge.door import CONSOLE_COOKIE as COOKIE
 from guard.edge.door import CONSOLE_SESSION, OPERATOR
-from guard.errors import GuardError
+from guard.errors import GuardError, RequestRejected
 from guard.identity import ANONYMOUS, Principal, TokenRefused, TokenVerifier, looks_like_jwt
 from guard.runtime import Runtime
 from guard.transaction.recovery import Resolve
@@ -230,15 +231,15 @@ class _Console:
         ``action(name)``; back to the transaction's page, which tells the outcome from the audit log."""
         if (stale := self._stale(request, token)) is not None:
             return stale
-        name = who.strip()
+        typed = who.strip()
         session = _session(request)
-        if session is not None and session.principal.verified:
-            if name and name != session.principal.name:
-                message = f"you are signed in as {session.principal.name}: you act under that name"
-                return self._page("error.html", request, 400, message=message)
-            name = session.principal.name
-        if not name or len(name) > 128:
+        verified = session is not None and session.principal.verified
+        if not verified and (not typed or len(typed) > 128):
             return self._page("error.html", request, 400, message=f"{role} name (1-128 characters)")
+        try:
+            name = acting(request, typed, role, marked=self.verifier is not None)
+        except RequestRejected as refused:
+            return self._page("error.html", request, 400, message=refused.message)
         try:
             await action(name)
         except GuardError as exc:
@@ -294,7 +295,10 @@ class _Console:
         response = RedirectResponse("/console", status_code=303)
         if not self.required:
             return response
-        operator = await self._operator(token.strip())
+        try:
+            operator = await self._operator(token.strip())
+        except TokenRefused as unavailable:  # the provider's keys cannot be had: no verdict on the token
+            return self._page("sign_in.html", request, 503, error=unavailable.description, auth=True)
         if operator is None:
             return await self.sign_in_page(request, error="that is not an operator token")
         self.sessions.end(request.cookies.get(COOKIE))
@@ -302,7 +306,8 @@ class _Console:
         return response
 
     async def _operator(self, token: str) -> Principal | None:
-        """The operator a static token or a verified JWT names, or None."""
+        """The operator a static token or a verified JWT names, or None; :class:`TokenRefused` (503) while
+        the identity provider's keys cannot be had."""
         # a list, not a generator: every token is compared, with no early exit
         if token and any([_same(token, known) for known in self.tokens]):
             return OPERATOR
@@ -311,6 +316,8 @@ class _Console:
         try:
             principal = await self.verifier.verify(token)
         except TokenRefused as refused:
+            if refused.status == 503:
+                raise
             log.info("console: a sign-in token was refused: %s", refused.description)
             return None
         return principal if principal.operator else None

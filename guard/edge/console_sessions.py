@@ -48,8 +48,12 @@ class ConsoleSessions:
         return len(self._open)
 
     def open(self, principal: Principal) -> ConsoleSession:
-        """A new session for ``principal``; the oldest one ends if there would be too many."""
+        """A new session for ``principal``; the oldest one ends if there would be too many. A session of a
+        principal whose token expires (a JWT's ``exp``) ends then, if that comes before ``ttl_s``."""
         now = self._clock.monotonic()
+        ttl = self._ttl
+        if principal.expires_at is not None:
+            ttl = min(ttl, max(0.0, principal.expires_at - self._clock.now().timestamp()))
         for session_id, session in list(self._open.items()):
             if session.ends > now and len(self._open) < self._capacity:
                 break
@@ -58,7 +62,7 @@ class ConsoleSessions:
             id=secrets.token_urlsafe(32),
             form_token=secrets.token_urlsafe(32),
             principal=principal,
-            ends=now + self._ttl,
+            ends=now + ttl,
         )
         self._open[session.id] = session
         return session

@@ -379,6 +379,8 @@ class _Bearer:
         self._budget = budget
         self._verifier = verifier if audience.jwt is not None else None
         self._open = not audience.tokens and self._verifier is None
+        self._metadata = audience.jwt if not audience.operators else None
+        """Where the resource metadata is, in a challenge: for agents (MCP clients), not operators."""
         self._message = f"unauthorized: send Authorization: Bearer <{audience.name} token>"
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -406,7 +408,7 @@ class _Bearer:
             if token is not None:
                 self._budget.failed(audience.name, audience.where, scope)
             error = None if token is None else "invalid_token"
-            headers = {"WWW-Authenticate": challenge(audience.jwt, scope, error)}
+            headers = {"WWW-Authenticate": challenge(self._metadata, error)}
             await _refuse(Refusal(401, self._message), headers)(scope, receive, send)
             return
         scope[PRINCIPAL] = found
@@ -416,11 +418,11 @@ class _Bearer:
         """Why a verified token may not pass here: the wrong kind of principal, or scopes missing."""
         audience = self._audience
         if audience.operators and not principal.operator:
-            return TokenRefused(403, "insufficient_scope", "the token does not name an operator", False)
+            return TokenRefused(403, "", "the token does not name an operator", False)
         if not audience.operators and principal.operator:
             return TokenRefused(
                 403,
-                "invalid_token",
+                "",
                 "the token names an operator (auth.jwt.operator_claim); an agent needs a token of its own",
                 False,
             )
@@ -432,10 +434,12 @@ class _Bearer:
         return None
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, refused: TokenRefused) -> None:
-        params = {"error_description": refused.description}
-        if refused.error == "insufficient_scope" and self._audience.required_scopes:
-            params["scope"] = " ".join(self._audience.required_scopes)
-        headers = {"WWW-Authenticate": challenge(self._audience.jwt, scope, refused.error, params)}
+        headers: dict[str, str] = {}
+        if refused.error:  # a token of the wrong kind has none: there is nothing for an OAuth client to do
+            params = {"error_description": refused.description}
+            if refused.error == "insufficient_scope" and self._audience.required_scopes:
+                params["scope"] = " ".join(self._audience.required_scopes)
+            headers["WWW-Authenticate"] = challenge(self._metadata, refused.error, params)
         if refused.status == 503:
             headers["Retry-After"] = "5"
         refusal = Refusal(refused.status, f"unauthorized: {refused.description}")

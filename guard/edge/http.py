@@ -28,7 +28,7 @@ from starlette.routing import Route
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
 from guard.edge.console_sessions import ConsoleSessions
-from guard.edge.door import PRINCIPAL, Door, McpRoutes, check_exposure
+from guard.edge.door import OPERATOR, PRINCIPAL, Door, McpRoutes, check_exposure
 from guard.edge.mcp_sessions import AgentSessions, LegacySessions
 from guard.edge.oauth import METADATA_PATH, resource_metadata
 from guard.edge.server import build_server
@@ -102,7 +102,8 @@ def create_app(
         manager.clock, ttl_s=settings.console.session_ttl_s, capacity=settings.console.max_sessions
     )
     jwt = settings.auth.jwt
-    verifier = None if jwt is None else TokenVerifier(jwt, KeySet(jwt, manager.clock))
+    reserved = frozenset({*settings.auth.agent_tokens.values(), ANONYMOUS.name, OPERATOR.name})
+    verifier = None if jwt is None else TokenVerifier(jwt, KeySet(jwt, manager.clock), reserved)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -60,7 +60,7 @@ class KeySet:
         self._lock = asyncio.Lock()
         self._behind: asyncio.Task[None] | None = None
         self.fetches = 0
-        """Fetches of the key set attempted (for tests and ``/readyz``)."""
+        """Fetches of the key set attempted."""
 
     @property
     def loaded(self) -> bool:
@@ -103,7 +103,11 @@ class KeySet:
             await asyncio.shield(self._behind)
 
     def _may_try(self, now: float) -> bool:
-        return self._tried_at is None or now - self._tried_at >= self._settings.jwks_min_refetch_s
+        # while no key was ever fetched, every token waits for them: try again within a second
+        wait = (
+            self._settings.jwks_min_refetch_s if self.loaded else min(1.0, self._settings.jwks_min_refetch_s)
+        )
+        return self._tried_at is None or now - self._tried_at >= wait
 
     async def _refresh(self, asked_at: float) -> None:
         async with self._lock:
@@ -114,7 +118,8 @@ class KeySet:
             self._tried_at = self._clock.monotonic()
             self.fetches += 1
             try:
-                keys = await self._fetch()
+                async with asyncio.timeout(self._settings.jwks_timeout_s):  # the whole fetch, not each read
+                    keys = await self._fetch()
             except Exception as exc:
                 log.warning(
                     "could not fetch the signing keys of %s (%s); %s",

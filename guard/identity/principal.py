@@ -16,10 +16,10 @@ from typing import Any
 
 __all__ = ["ANONYMOUS", "MAX_CLAIM_BYTES", "MAX_CLAIM_ITEMS", "Principal", "claim_values", "kept_claims"]
 
-MAX_CLAIM_BYTES = 1024
-"""A kept claim's value, as compact JSON, is at most this long; a longer one is left out."""
+MAX_CLAIM_BYTES = 4096
+"""A kept claim's value, as compact JSON, is at most this long; a token with a longer one is refused."""
 MAX_CLAIM_ITEMS = 256
-"""A kept list claim has at most this many items; a longer one is left out."""
+"""A kept list claim has at most this many items; a token with a longer one is refused."""
 _SPACED = frozenset({"scope", "scp"})
 """Claims whose string value is a space-separated list (RFC 8693 ``scope``; ``scp`` of some providers)."""
 
@@ -38,6 +38,8 @@ class Principal:
     operator: bool = False
     verified: bool = False
     scopes: frozenset[str] = frozenset()
+    expires_at: float | None = None
+    """When the token that names it expires (seconds since the epoch; None: a static token)."""
 
 
 ANONYMOUS = Principal("anonymous")
@@ -64,7 +66,8 @@ def _text(value: Any) -> str:
 
 
 def kept_claims(payload: Mapping[str, Any], names: Iterable[str]) -> Mapping[str, Any]:
-    """The claims of ``payload`` named in ``names`` whose values are small enough to keep, read-only."""
+    """The claims of ``payload`` named in ``names`` whose values are small enough to keep, read-only (a
+    verifier refuses a token with one that is not: rules and limits must never miss a claim silently)."""
     kept: dict[str, Any] = {}
     for name in names:
         if name not in payload:

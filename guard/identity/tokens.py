@@ -12,20 +12,23 @@ token's header must declare no extension (``crit``, RFC 7515 §4.1.11), and name
 
 from __future__ import annotations
 
+import logging
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
 import jwt
 
 from guard.identity.keys import KeySet, KeysUnavailable, UnknownKey
-from guard.identity.principal import Principal, claim_values, kept_claims
+from guard.identity.principal import MAX_CLAIM_BYTES, MAX_CLAIM_ITEMS, Principal, claim_values, kept_claims
 from guard.settings import JwtSettings
 
 __all__ = ["TokenRefused", "TokenVerifier", "looks_like_jwt"]
 
+log = logging.getLogger(__name__)
+
 _JWT = re.compile(r"^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$")
-_NAME = re.compile(r"^[^\x00-\x1f\x7f]{1,128}$")
 _MAX_TOKEN_CHARS = 16_384
 
 _REFUSED: tuple[tuple[type[jwt.InvalidTokenError], str], ...] = (
@@ -61,14 +64,25 @@ class TokenRefused(Exception):
 class TokenVerifier:
     """Verifies the issuer's JWT access tokens against its published keys."""
 
-    def __init__(self, settings: JwtSettings, keys: KeySet) -> None:
+    def __init__(self, settings: JwtSettings, keys: KeySet, reserved: frozenset[str] = frozenset()) -> None:
         self.settings = settings
         self.keys = keys
+        self.reserved = reserved
+        """Names no token may take: the static tokens' agents, ``anonymous``, ``operator``."""
         self._parsed: dict[tuple[str | None, str], tuple[Mapping[str, Any], jwt.PyJWK]] = {}
         """Keys parsed, by (kid, algorithm), with the JWK each was parsed from (a fetch replaces it)."""
 
     async def verify(self, token: str) -> Principal:
-        """The principal ``token`` names, or :class:`TokenRefused`."""
+        """The principal ``token`` names, or :class:`TokenRefused` (whatever is wrong with it)."""
+        try:
+            return await self._verify(token)
+        except TokenRefused:
+            raise
+        except Exception as exc:  # a token no check foresaw is a wrong one, never a server error
+            log.warning("a token failed verification unexpectedly: %s", type(exc).__name__)
+            raise TokenRefused(401, "invalid_token", "the token is not valid") from None
+
+    async def _verify(self, token: str) -> Principal:
         if not looks_like_jwt(token):
             raise TokenRefused(401, "invalid_token", "the token is not a JWT")
         try:
@@ -81,9 +95,7 @@ class TokenVerifier:
             )
         alg = header.get("alg")
         if not isinstance(alg, str) or alg not in self.settings.algorithms:
-            raise TokenRefused(
-                401, "invalid_token", f"the token's algorithm {str(alg)[:16]!r} is not accepted"
-            )
+            raise TokenRefused(401, "invalid_token", "the token's algorithm (alg) is not accepted")
         kid = header.get("kid")
         key = await self._key(kid if isinstance(kid, str) else None, alg)
         payload = self._decode(token, key, alg)
@@ -104,7 +116,7 @@ class TokenVerifier:
             return held[1]
         try:
             parsed = jwt.PyJWK(dict(jwk), algorithm=alg)
-        except jwt.PyJWKError:
+        except (jwt.PyJWKError, jwt.InvalidKeyError):
             raise TokenRefused(401, "invalid_token", "the token's key does not fit its algorithm") from None
         if len(self._parsed) >= 256:
             self._parsed.clear()
@@ -128,34 +140,55 @@ class TokenVerifier:
 
     def _principal(self, payload: Mapping[str, Any]) -> Principal:
         settings = self.settings
+        kept = kept_claims(payload, settings.claims)
         name = payload.get(settings.principal_claim)
         if isinstance(name, int) and not isinstance(name, bool):
             name = str(name)
-        if not isinstance(name, str) or not _NAME.match(name) or not _utf8(name):
+        if not isinstance(name, str) or not _is_name(name):
             raise TokenRefused(
                 401,
                 "invalid_token",
-                f"the token's {settings.principal_claim} claim is not a name (1-128 printable characters)",
+                f"the token's {settings.principal_claim} claim is not a name (1-128 visible characters, "
+                "no control, format or line-separating character, none at either end a space)",
+            )
+        if name in self.reserved:
+            raise TokenRefused(
+                401,
+                "invalid_token",
+                f"the token's {settings.principal_claim} is a name kept for a static token's agent "
+                "(auth.agent_tokens) or for the guard itself",
+            )
+        oversized = [claim for claim in settings.claims if claim in payload and claim not in kept]
+        if oversized:
+            raise TokenRefused(
+                401,
+                "invalid_token",
+                f"the token's {', '.join(oversized)} claim is larger than the guard keeps "
+                f"({MAX_CLAIM_ITEMS} items, {MAX_CLAIM_BYTES} bytes): rules and limits could not read it",
             )
         operator = settings.operator_claim is not None and any(
             value in settings.operator_values for value in claim_values(payload, settings.operator_claim)
         )
         return Principal(
             name,
-            kept_claims(payload, settings.claims),
+            kept,
             operator=operator,
             verified=True,
             scopes=frozenset((*claim_values(payload, "scope"), *claim_values(payload, "scp"))),
+            expires_at=float(payload["exp"]),
         )
 
 
-def _utf8(text: str) -> bool:
-    """Whether ``text`` is Unicode text a store can hold (JSON may carry an unpaired surrogate)."""
-    try:
-        text.encode()
-    except UnicodeEncodeError:
+_UNSEEN = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Unicode categories a name may not hold: controls, format characters (zero-width, direction
+overrides), surrogates, private and unassigned code points, line and paragraph separators."""
+
+
+def _is_name(text: str) -> bool:
+    """Whether ``text`` can stand for someone: 1-128 characters a reader sees, no blank at either end."""
+    if not 0 < len(text) <= 128 or text != text.strip():
         return False
-    return True
+    return not any(unicodedata.category(char) in _UNSEEN for char in text)
 
 
 def _refusal(exc: jwt.InvalidTokenError) -> TokenRefused:

@@ -584,6 +584,18 @@ class GuardSettings(BaseSettings):
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)
     notify: NotifySettings = Field(default_factory=NotifySettings)
 
+    @model_validator(mode="after")
+    def _limits_read_kept_claims(self) -> GuardSettings:
+        kept = set(self.auth.jwt.claims) if self.auth.jwt is not None else set()
+        for index, entry in enumerate(self.limits.principals):
+            claim = entry.match.claim
+            if claim is not None and claim not in kept:
+                raise ValueError(
+                    f"limits.principals[{index}].match.claim: {claim!r} is not among the claims the guard "
+                    "keeps (auth.jwt.claims), so no agent would ever match it"
+                )
+        return self
+
 
 # sqlite[+driver]:///path[?query]: the path is relative unless it starts with /
 _SQLITE_URL = re.compile(r"^(?P<scheme>sqlite(?:\+\w+)?):///(?P<path>[^?]*)(?P<query>\?.*)?$")

@@ -68,7 +68,7 @@ class JwtSettings(Section):
     resource: str | None = Field(
         None,
         description="The resource the protected resource metadata names (the URL clients reach /mcp at). "
-        "None: the first audience when it is an http(s) URL, else the URL of the request.",
+        "None: the first audience, which must then be an http(s) URL.",
     )
     authorization_servers: list[str] | None = Field(
         None, description="Authorization servers the metadata lists. None: [issuer]."
@@ -85,7 +85,7 @@ class JwtSettings(Section):
     claims: list[str] = Field(
         default_factory=lambda: list(_DEFAULT_CLAIMS),
         description="Claims kept with the principal: audited, in spans and the console, and readable by "
-        "rules as claims.<name>. Values over 1 KiB (or lists over 256 items) are left out.",
+        "rules as claims.<name>. A token with one over 4 KiB (or a list over 256 items) is refused.",
     )
     required_scopes: list[str] = Field(
         default_factory=list,
@@ -137,6 +137,11 @@ class JwtSettings(Section):
                 _http_url(url, where)
         if any(not audience.strip() for audience in self.audience):
             raise ValueError("auth.jwt.audience: an audience is empty")
+        if self.resource is None and urlsplit(self.audience[0]).scheme not in ("http", "https"):
+            raise ValueError(
+                "auth.jwt.resource: set it to the URL clients reach /mcp at; the first audience "
+                f"({self.audience[0]!r}) is not one, and the guard never takes it from a request's Host"
+            )
         if (self.operator_claim is None) != (not self.operator_values):
             raise ValueError("auth.jwt: set operator_claim and operator_values together (or neither)")
         if self.principal_claim not in self.claims:

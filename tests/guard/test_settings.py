@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +70,26 @@ def test_bad_settings_name_the_key(tmp_path: Path) -> None:
         load_settings(config)
     with pytest.raises(ConfigError, match="config file not found"):
         load_settings(tmp_path / "missing.yaml")
+
+
+def test_jwt_settings_refuse_what_would_weaken_them() -> None:
+    """Requirements G57, G58, G61: HMAC and none are no algorithms of a key set; the resource the metadata
+    names is configured, never a request's Host; a limit keyed on a claim the guard does not keep would
+    never apply; operators need both the claim and its values."""
+    jwt = {"issuer": "https://id.example.com", "audience": "https://guard.example.com/mcp"}
+    cases = [
+        ({**jwt, "algorithms": ["RS256", "HS256"]}, None, "HS256 not accepted"),
+        ({**jwt, "algorithms": ["none"]}, None, "none not accepted"),
+        ({**jwt, "audience": "api://guard"}, None, "auth.jwt.resource: set it"),
+        ({**jwt, "issuer": "http://id.example.com"}, None, "must be https"),
+        ({**jwt, "operator_claim": "groups"}, None, "operator_claim and operator_values together"),
+        (jwt, {"principals": [{"match": {"claim": "tier", "value": "x"}, "max_open_per_agent": 1}]}, "tier"),
+    ]
+    for auth_jwt, limits, message in cases:
+        with pytest.raises(ConfigError, match=re.escape(message)):
+            load_settings(auth={"jwt": auth_jwt}, limits=limits or {})
+    loaded = load_settings(
+        auth={"jwt": {**jwt, "audience": "api://guard", "resource": "https://g.example/mcp"}}
+    )
+    assert loaded.auth.jwt is not None
+    assert loaded.auth.jwt.claims[0] == "sub"

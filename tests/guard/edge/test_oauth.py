@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -123,7 +124,8 @@ async def stack(tmp_path: Path, **changes: Any) -> AsyncIterator[Stack]:
     tracer.add_span_processor(SimpleSpanProcessor(exporter))
     async with idp.serve() as issuer:
         settings = example_settings(tmp_path, issuer, f"{url}/mcp", **changes)
-        runtime = build_runtime(settings, clock=FixedClock(), provider=tracer, sleep=no_sleep)
+        clock = FixedClock(datetime.now(UTC))  # the tokens' times are the wall clock's
+        runtime = build_runtime(settings, clock=clock, provider=tracer, sleep=no_sleep)
         await upgrade(runtime.audit_engine)
         async with serving(create_app(runtime), sock):
             yield Stack(idp, url, runtime, settings, exporter)
@@ -379,3 +381,78 @@ async def test_the_console_shows_the_principal_and_its_claims(tmp_path: Path) ->
             shown = await page.get("/console/t/shown-1")
         assert "lead-bot" in shown.text
         assert "roles=[&#34;support-lead&#34;]" in shown.text or 'roles=["support-lead"]' in shown.text
+
+
+async def test_challenges_name_the_metadata_only_where_an_oauth_client_can_act(tmp_path: Path) -> None:
+    """Requirement G58: only the /mcp resource has metadata (any other suffix is 404); the admin API's 401
+    names none (operators are no MCP clients); an operator's token at /mcp is a plain 403, with no
+    challenge an OAuth client would answer by asking for a token again."""
+    async with stack(tmp_path) as s, httpx2.AsyncClient(base_url=s.url) as http:
+        assert (await http.get("/.well-known/oauth-protected-resource/transactions")).status_code == 404
+        assert (await http.get("/.well-known/oauth-protected-resource/mcp")).status_code == 200
+        admin = await http.get("/transactions")
+        assert admin.status_code == 401
+        assert "resource_metadata" not in admin.headers["www-authenticate"]
+        operator = s.idp.mint({"sub": "ops-ann", "groups": ["guard-operators"]})
+        at_mcp = await http.post("/mcp", json={}, headers={"Authorization": f"Bearer {operator}"})
+        assert at_mcp.status_code == 403
+        assert "www-authenticate" not in at_mcp.headers
+        poisoned = await http.get(
+            "/.well-known/oauth-protected-resource/mcp", headers={"Host": "localhost:1"}
+        )
+        assert poisoned.json()["resource"] == s.mcp  # configured, never the request's Host
+
+
+async def test_a_console_session_ends_when_its_token_expires(tmp_path: Path) -> None:
+    """Requirement G59: an operator signed in with a JWT is signed out when the token expires (before
+    console.session_ttl_s), so that leaving the operators' group takes effect."""
+    async with stack(tmp_path) as s, httpx2.AsyncClient(base_url=s.url, follow_redirects=False) as page:
+        short = s.idp.mint({"sub": "ops-ann", "groups": ["guard-operators"]}, expires_in=-5)
+        # within the leeway: accepted, and the session ends at the token's exp, which has passed
+        assert (await page.post("/console/sign-in", data={"token": short})).status_code == 303
+        assert (await page.get("/console")).status_code == 303  # back to the sign-in page
+
+
+async def test_a_static_operators_name_cannot_pass_for_a_verified_one(tmp_path: Path) -> None:
+    """Requirement G59: beside JWT operators, a name given with a static operator token is recorded as
+    such, so an audit reader can tell it from a verified operator's."""
+    rules = tmp_path / "supervision.yaml"
+    rules.write_text(yaml.safe_dump(ESCALATE_PENDING))
+    changes = {
+        "judges": {"chain": [{"judge": "rules", "path": str(rules)}]},
+        "auth": {"operator_tokens": ["ops-static"]},
+    }
+    async with stack(tmp_path, **changes) as s:
+        agent_headers = {
+            "Authorization": f"Bearer {s.idp.mint({'sub': 'desk-1'})}",
+            "Guard-Transaction": "m-1",
+        }
+        async with (
+            httpx2.AsyncClient(headers=agent_headers, timeout=30) as raw,
+            Client(streamable_http_client(s.mcp, http_client=raw)) as client,
+        ):
+            await client.call_tool("update_ticket", {"ticket_id": 21, "status": "pending"})
+            assert (
+                body(await client.call_tool("guard_commit", {"summary": "x"}))["status"] == "pending_approval"
+            )
+        async with httpx2.AsyncClient(base_url=s.url) as http:
+            done = await http.post(
+                "/transactions/m-1/approve",
+                json={"reviewer": "ops-bob"},
+                headers={"Authorization": "Bearer ops-static"},
+            )
+        assert done.status_code == 200
+        detail = await s.runtime.manager.audit.get_transaction("m-1")
+        assert detail is not None
+        assert detail.transaction.close_reason == "approved by ops-bob (operator token)"
+
+
+async def test_console_sign_in_while_the_provider_is_down_is_not_a_wrong_token(tmp_path: Path) -> None:
+    """Requirement G57: with the provider's keys unavailable the sign-in answers 503 and spends nothing of
+    the address's budget of wrong tokens."""
+    unreachable = {"max_failures": 1, "jwt": {"jwks_url": "http://127.0.0.1:9/jwks", "jwks_timeout_s": 1}}
+    async with stack(tmp_path, auth=unreachable) as s:
+        token = s.idp.mint({"sub": "ops-ann", "groups": ["guard-operators"]})
+        async with httpx2.AsyncClient(base_url=s.url, follow_redirects=False) as page:
+            for _ in range(3):
+                assert (await page.post("/console/sign-in", data={"token": token})).status_code == 503
