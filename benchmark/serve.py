@@ -20,6 +20,7 @@ from typing import Any
 from fastapi import FastAPI
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from benchmark.dataset import Task, load_scenario
 from benchmark.domains import Domain, get_domain
@@ -62,25 +63,29 @@ def _plain_app(world: World, domain: Domain, data_dir: Path) -> FastAPI:
 @contextlib.asynccontextmanager
 async def serve_task(
     task: Task, *, data_dir: Path, guarded: bool, settings: GuardSettings, db: str | None = None
-) -> AsyncIterator[FastAPI]:
+) -> AsyncIterator[ASGIApp]:
     """The app serving ``task``'s world; the world lives as long as the context."""
     domain = get_domain(task.domain)
     scenario = load_scenario(data_dir, task.domain)
     with tempfile.TemporaryDirectory(prefix="guard-bench-serve-") as tmp:
         url = db or f"sqlite:///{Path(tmp) / 'world.db'}"
         async with open_world(domain, task, data_dir=data_dir, scenario=scenario, url=url) as world:
+
+            def grading(app: FastAPI) -> None:
+                @app.post("/bench/grade")
+                async def bench_grade() -> dict[str, Any]:
+                    return await grade_world(world, data_dir)
+
+            served: ASGIApp
             if guarded:
                 clock = FixedClock(domain.scenario_now)
                 backend = SqlBackend(
                     world.engine, domain.registry, clock, metadata=domain.metadata, name=domain.name
                 )
                 runtime = assemble(settings, backend, MemoryAudit(), clock=clock)
-                app = create_app(runtime)
+                served = create_app(runtime, extra_routes=grading)
             else:
-                app = _plain_app(world, domain, data_dir)
-
-            @app.post("/bench/grade")
-            async def bench_grade() -> dict[str, Any]:
-                return await grade_world(world, data_dir)
-
-            yield app
+                plain = _plain_app(world, domain, data_dir)
+                grading(plain)
+                served = plain
+            yield served

@@ -10,7 +10,9 @@ One run:
    agent repairs (a ticket ``solved`` while its order's carrier exception is open, then ``hold``);
    each agent works its own two tickets, so agents do not wait on each other's rows;
 4. the same read tool (``get_ticket``) served plain by the MCP SDK (no guard, N processes behind
-   the same HAProxy, round robin) under the same M agents, as the anchor;
+   the same HAProxy, round robin) under the same M agents, as the anchor; then both read arms again
+   from the light generator of ``perf/raw_load.py`` (raw JSON-RPC, a few percent of the machine), whose
+   figures (``server_*``) are the servers' own and not the official client's;
 5. the consistency check: every transaction an agent saw committed is committed in the audit log
    and its rows are the tickets' current state; no ticket holds a write the log does not show as
    committed by an allowed attempt (``unjudged``); no rows beyond the seeded ones.
@@ -45,9 +47,11 @@ from typing import Any, NamedTuple, TypeVar
 
 import mcp_types as types
 from mcp import Client
+from raw_load import Flow, Step, closed_loop
 from scale_stack import (
     Stack,
     agent_tickets,
+    cpu_seconds,
     cpu_snapshot,
     cpu_spent,
     create_database,
@@ -424,6 +428,43 @@ async def _reads_load(spec: RunSpec, run: Stack) -> tuple[Seen, History, float, 
     return seen, history, elapsed, spent
 
 
+async def _at_the_server(spec: RunSpec, run: Stack) -> dict[str, Any]:
+    """The read arms again, driven by the light generator (:mod:`raw_load`: raw JSON-RPC on keep-alive
+    sockets, a small share of the machine), so that the figures are the servers' and not the official
+    client's: guarded reads in transactions of ``READS_PER_SESSION`` (each then committed) through
+    HAProxy, and reads served plain; CPU per read is the servers' own (replicas; plain processes)."""
+    connections = min(spec.agents, spec.replicas * slots_per_replica(spec.replicas))
+    read = {"ticket_id": PLAIN_TICKET}
+    guard = Flow("127.0.0.1", run.lb_port, "get_ticket", read, per_transaction=READS_PER_SESSION, name="raw")
+    guards = [r.process.pid for r in run.replicas if r.process is not None]
+    guarded = await closed_loop(guard, connections, spec.seconds, probe=lambda: sum(map(cpu_seconds, guards)))
+    async with plain_servers(run) as processes:
+        pids = [p.pid for p in processes]
+        plain = Flow("127.0.0.1", run.plain_lb_port, "get_ticket", read, name="raw-plain")
+        served = await closed_loop(
+            plain, connections, spec.seconds, probe=lambda: sum(map(cpu_seconds, pids))
+        )
+    return _server_figures(guarded, served)
+
+
+def _server_figures(guarded: Step, plain: Step) -> dict[str, Any]:
+    cores = os.cpu_count() or 1
+    share = max(step.generator_cpu_s / (step.seconds * cores) for step in (guarded, plain))
+    return {
+        "server_connections": guarded.connections,
+        "server_guard_calls_per_s": round(guarded.calls_per_s, 1),
+        "server_plain_calls_per_s": round(plain.calls_per_s, 1),
+        "server_calls_ratio": round(guarded.calls_per_s / plain.calls_per_s, 3) if plain.calls else 0,
+        "server_guard_cpu_ms_per_call": round(guarded.server_cpu_ms_per_call, 3),
+        "server_plain_cpu_ms_per_call": round(plain.server_cpu_ms_per_call, 3),
+        "server_guard_p50_ms": round(guarded.quantile(0.5), 2),
+        "server_plain_p50_ms": round(plain.quantile(0.5), 2),
+        "server_generator_cpu_share": round(share, 3),
+        "server_errors": guarded.errors + plain.errors,
+        "server_error_samples": [e for e in (guarded.first_error, plain.first_error) if e][:2],
+    }
+
+
 def _groups(run: Stack, database: list[int]) -> dict[str, list[int]]:
     guards = [r.process.pid for r in run.replicas if r.process is not None and r.process.poll() is None]
     return {"guard": guards, "balancer": [p.pid for p in run.others], "database": database}
@@ -545,14 +586,17 @@ async def run(spec: RunSpec) -> dict[str, Any]:
                 reads_cpu: dict[str, float] = {}
                 plain_cpu: dict[str, float] = {}
                 reads, reads_elapsed, plain, plain_elapsed = Seen(), 1.0, Seen(), 1.0
+                server: dict[str, Any] = {}
                 if spec.plain:
                     reads, reads_history, reads_elapsed, reads_cpu = await _reads_load(spec, running)
                     plain, plain_elapsed, plain_cpu = await _plain_load(spec, running)
+                    server = await _at_the_server(spec, running)
             consistency = await check_consistency(url, spec.agents, per_agent + reads_history)
             figures = _figures(spec, seen, elapsed, plain, plain_elapsed, consistency)
             figures.update(_read_figures(reads, reads_elapsed, reads_cpu, figures))
             figures["errors"] += len(reads.errors)
             figures.update(measured)
+            figures.update(server)
             plain_calls = max(1, len(plain.calls_ms))
             figures.update(
                 {f"plain_{k}_cpu_ms_per_call": round(v * 1000 / plain_calls, 2) for k, v in plain_cpu.items()}
@@ -639,6 +683,14 @@ def report(figures: dict[str, Any]) -> Iterator[str]:
         yield (
             f"  reads served plain      {f['plain_calls_per_s']:8.1f} calls/s  "
             f"p50 {f['plain_call_p50_ms']} ms p99 {f['plain_call_p99_ms']} ms"
+        )
+    if "server_guard_calls_per_s" in f:  # the same reads from the light generator: the servers' figures
+        yield (
+            f"  at the server ({f['server_connections']} raw connections, the generator "
+            f"{100 * f['server_generator_cpu_share']:.1f} % of the machine): guarded reads "
+            f"{f['server_guard_calls_per_s']:8.1f} calls/s ({f['server_calls_ratio']}x plain), "
+            f"{f['server_guard_cpu_ms_per_call']} ms CPU a read; plain {f['server_plain_calls_per_s']} "
+            f"calls/s, {f['server_plain_cpu_ms_per_call']} ms CPU a read; errors {f['server_errors']}"
         )
     yield (
         f"  commits {f['commits']} ({f['committed_seen']} committed, {f['blocked_then_repaired']} "

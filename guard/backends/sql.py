@@ -44,6 +44,7 @@ from guard.clock import Clock
 from guard.errors import ConfigError, ToolError, TransactionLost
 from guard.store import marks
 from guard.store.capture import Capture, Tally
+from guard.store.direct import run_plain
 from guard.store.sql_lease import hold_setup_lock
 from guard.tools import Arguments, FunctionTool, Tool, ToolContext, ToolRegistry
 from guard.transaction.execute import CallOutcome, run_tool
@@ -58,6 +59,8 @@ _OWN_TABLES = ("guard_", "alembic_", "sqlite_")
 # one name per process, so that a call's statement is never compiled again, and no tool's SQL can name it
 # (releasing it would leave the guard unable to undo the call)
 _SAVEPOINT = f"guard_call_{secrets.token_hex(8)}"
+_SAVE, _RELEASE = f"SAVEPOINT {_SAVEPOINT}", f"RELEASE SAVEPOINT {_SAVEPOINT}"
+_ROLLBACK_TO = f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}"
 _WATCH_AFTER_S = 0.1
 _BLOCKERS = text("SELECT pg_blocking_pids(:pid)")
 
@@ -123,7 +126,7 @@ class SqlSession:
         parsed = arguments if isinstance(arguments, BaseModel) else spec.validate(arguments)
         ctx = ToolContext(self._conn, self._backend.clock, spec.name, self.transaction_id)
         # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
-        await self._conn.exec_driver_sql(f"SAVEPOINT {_SAVEPOINT}")
+        await run_plain(self._conn, _SAVE)
         watch = self._watch_locks()
         try:
             outcome = await self._run(spec, ctx, parsed)
@@ -136,7 +139,7 @@ class SqlSession:
             outcome = CallOutcome(error=refusal)
         else:
             if outcome.ok:
-                await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+                await run_plain(self._conn, _RELEASE)
                 self.wrote = self.wrote or spec.write
             else:
                 await self._undo_call()
@@ -195,8 +198,8 @@ class SqlSession:
         )
 
     async def _undo_call(self) -> None:
-        await self._conn.exec_driver_sql(f"ROLLBACK TO SAVEPOINT {_SAVEPOINT}")
-        await self._conn.exec_driver_sql(f"RELEASE SAVEPOINT {_SAVEPOINT}")
+        await run_plain(self._conn, _ROLLBACK_TO)
+        await run_plain(self._conn, _RELEASE)
 
     async def effects(self) -> list[Effect]:
         self._alive()

@@ -82,8 +82,9 @@ def create_app(
     *,
     extra_routes: Callable[[FastAPI], None] | None = None,
     manage_runtime: bool = True,
-) -> FastAPI:
-    """The FastAPI app serving one runtime.
+) -> Door:
+    """The ASGI app serving one runtime: the door (:class:`~guard.edge.door.Door`) in front of the MCP
+    transport and of a FastAPI app for the admin API, the console and the health routes.
 
     With ``manage_runtime`` (the default) the app's lifespan starts and stops the
     runtime; without it the caller has started the runtime and stops it (``guard serve``
@@ -131,12 +132,13 @@ def create_app(
 
     if extra_routes is not None:
         extra_routes(app)
-    app.add_middleware(
-        Door,
+    # the door is the outermost app: /mcp goes from it straight to the MCP transport, every other route
+    # through FastAPI (its error pages, telemetry, routing), each after the door's checks
+    return Door(
+        app,
         settings=settings,
         clock=manager.clock,
         sessions=console_sessions,
         verifier=verifier,
         mcp=McpRoutes(mcp_asgi),
     )
-    return app

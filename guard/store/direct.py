@@ -1,4 +1,5 @@
-"""Statements on the driver, each compiled once: SQLite reads, and the audit log's writes on PostgreSQL.
+"""Statements on the driver, each compiled once: SQLite reads and savepoints, and the audit log's writes on
+PostgreSQL.
 
 On an in-memory SQLite database a keyed ``SELECT`` takes a few microseconds,
 and running it through ``AsyncConnection.execute`` (the greenlet bridge, the
@@ -129,6 +130,20 @@ async def read_rows(
     except sqlite3.Error as exc:
         raise DBAPIError.instance(compiled.sql, values, exc, sqlite3.Error) from exc
     return [compiled.row(row) for row in rows]
+
+
+async def run_plain(conn: AsyncConnection, sql: str) -> None:
+    """``sql``, a statement without parameters or rows (``SAVEPOINT``, ``RELEASE``, ``ROLLBACK TO``), in the
+    connection's transaction: on an unobserved SQLite connection one call on the driver (one hop to its
+    thread, where ``exec_driver_sql`` makes three: cursor, execute, close); else ``exec_driver_sql``."""
+    if not _unobserved_sqlite(conn):
+        await conn.exec_driver_sql(sql)
+        return
+    driver: Any = (await conn.get_raw_connection()).driver_connection
+    try:
+        await driver.execute(sql)
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
 
 
 class Writer:

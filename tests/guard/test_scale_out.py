@@ -76,6 +76,12 @@ async def test_reads_through_the_guard_beside_the_plain_server(
     assert figures["reads_ratio"] == round(figures["guarded_reads_per_s"] / figures["plain_calls_per_s"], 2)
     assert figures["read_guard_cpu_ms_per_read"] > 0
     assert figures["read_calls"] == 5 * figures["read_sessions_committed"] > 0
+    # the same reads from the light generator, at the servers
+    assert figures["server_errors"] == 0, figures["server_error_samples"]
+    assert figures["server_guard_calls_per_s"] > 0
+    assert figures["server_plain_calls_per_s"] > 0
+    assert figures["server_guard_cpu_ms_per_call"] > 0
+    assert 0 < figures["server_generator_cpu_share"] < 0.5
 
 
 def test_an_error_is_put_on_the_replica_that_served_the_failed_request(

@@ -22,6 +22,7 @@ from guard.clock import FixedClock
 from guard.edge.console import PAGE_SIZE
 from guard.edge.console_sessions import ConsoleSessions
 from guard.edge.door import CONSOLE_COOKIE
+from guard.edge.door import OPERATOR as OPERATOR_PRINCIPAL
 from guard.edge.http import create_app
 from guard.runtime import Runtime, build_runtime
 from guard.settings import GuardSettings
@@ -415,17 +416,17 @@ def test_console_sessions_end_expire_and_stay_bounded() -> None:
     than the capacity (the oldest ends first)."""
     clock = FixedClock()
     sessions = ConsoleSessions(clock, ttl_s=100, capacity=3)
-    first = sessions.open("operator")
+    first = sessions.open(OPERATOR_PRINCIPAL)
     assert sessions.get(first.id) == first
     assert first.id != first.form_token
-    assert len({sessions.open("operator").id for _ in range(5)}) == 5
+    assert len({sessions.open(OPERATOR_PRINCIPAL).id for _ in range(5)}) == 5
     assert len(sessions) == 3
     assert sessions.get(first.id) is None, "the oldest ended when others opened"
-    newest = sessions.open("operator")
+    newest = sessions.open(OPERATOR_PRINCIPAL)
     sessions.end(newest.id)
     assert sessions.get(newest.id) is None
     assert sessions.get(None) is None
-    kept = sessions.open("operator")
+    kept = sessions.open(OPERATOR_PRINCIPAL)
     clock.advance(99)
     assert sessions.get(kept.id) == kept
     clock.advance(1)

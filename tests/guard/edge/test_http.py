@@ -304,3 +304,16 @@ async def test_a_handshake_era_client_gets_one_transaction_per_session_rolled_ba
         closed = (await http.get(f"/transactions/{key}")).json()
     assert (closed["status"], closed["close_reason"]) == ("rolled_back", "the client ended its MCP session")
     assert ticket_status(settings, 21) == "open"
+
+
+async def test_the_door_serves_only_the_mcp_routes_under_mcp(base_url: str) -> None:
+    """Requirement G4: /mcp and /mcp/t/<id> reach the MCP transport straight from the door; another path
+    under /mcp is 404 and another method 405, with nothing run."""
+    async with httpx2.AsyncClient(base_url=base_url) as http:
+        assert (await http.post("/mcp/other", json={})).status_code == 404
+        assert (await http.post("/mcp/t/a/b", json={})).status_code == 404
+        wrong = await http.put("/mcp", json={})
+        assert wrong.status_code == 405
+        assert wrong.headers["allow"] == "GET, POST, DELETE"
+    async with agent(f"{base_url}/mcp/t/routed-1") as client:
+        assert not (await client.call_tool("get_ticket", {"ticket_id": 21})).is_error
