@@ -1,10 +1,10 @@
 """The guard's capacity measured at the server: guarded reads against the same read served plain.
 
-Two server processes on loopback serve the demo backend's ``get_ticket`` from one SQLite file: the
-guard (reads in transactions of ``--per-transaction`` calls, each then committed, read-only, and a new
-one opened: the commits are done and their cost counted, the calls/s count reads) and the plain MCP SDK
-server (each call its own database transaction). The load is :mod:`raw_load`: raw JSON-RPC POSTs on
-keep-alive sockets from this one process, which measures its own CPU.
+Two server processes on loopback serve the demo backend's ``get_ticket``, each from its own SQLite
+file: the guard (reads in transactions of ``--per-transaction`` calls, each then committed, read-only,
+and a new one opened: the commits are done and their cost counted, the calls/s count reads) and the
+plain MCP SDK server (each call its own database transaction). The load is :mod:`raw_load`: raw
+JSON-RPC POSTs on keep-alive sockets from this one process, which measures its own CPU.
 
 For each arm it ramps the connections (1, 2, 4, …) until the calls/s stop growing (saturation: the most
 calls/s seen), both arms at each level, one after the other; the server's CPU per call is read from
@@ -12,7 +12,8 @@ calls/s seen), both arms at each level, one after the other; the server's CPU pe
 reports p50/p99 from when each call was due. ``--profile DIR`` then samples the guard server with py-spy
 (``pip install py-spy``) for 8 s at its saturation and prints the functions holding the most samples.
 
-    .venv/bin/python perf/capacity.py [--step-s 3] [--max-connections 32] [--profile DIR]
+    .venv/bin/python perf/capacity.py [--step-s 3] [--max-connections 32] [--repeats 2] [--profile DIR]
+                                      [--before DIR]   # a third arm: the guard of another checkout
 
 The last line printed is a JSON object: ``guard_calls_per_s``, ``plain_calls_per_s``,
 ``guard_cpu_ms_per_call``, ``plain_cpu_ms_per_call``, ``generator_cpu_share`` (the generator's CPU over
@@ -35,14 +36,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from raw_load import Flow, Step, closed_loop, paced
+from raw_load import Flow, Probe, Step, closed_loop, paced
 from scale_stack import cpu_seconds, free_port
 
 from guard.demo.backend import prepare
 from guard.store.engine import create_engine
 from guard.store.migrate import upgrade
 
-_ARMS = ("plain", "guard")
+_PLAIN, _GUARD, _BEFORE = "plain", "guard", "before"
 
 
 def _guard_settings(root: Path, port: int, slots: int) -> Any:
@@ -74,7 +75,9 @@ def serve(kind: str, root: Path, port: int, slots: int) -> None:
     from guard.edge.plain import build_plain_server
     from guard.runtime import build_runtime
 
-    if kind == "guard":
+    asyncio.run(_prepare(root, audit=kind != _PLAIN))
+    app: Any
+    if kind != _PLAIN:
         app = create_app(build_runtime(_guard_settings(root, port, slots)))
     else:
         engine = create_engine(f"sqlite:///{root / 'shop.db'}", pool_size=slots)
@@ -84,6 +87,23 @@ def serve(kind: str, root: Path, port: int, slots: int) -> None:
     )
     with contextlib.suppress(KeyboardInterrupt):  # the driver's SIGINT: uvicorn stops, then raises it
         uvicorn.Server(config).run()
+
+
+def _probe(pid: int) -> Probe:
+    return lambda: cpu_seconds(pid)
+
+
+async def _prepare(root: Path, *, audit: bool) -> None:
+    """An arm's own files, made by the code that serves it: the demo's tables, and (a guard) its audit
+    store at that code's head revision."""
+    engine = create_engine(f"sqlite:///{root / 'shop.db'}")
+    async with engine.begin() as conn:
+        await prepare(conn)
+    await engine.dispose()
+    if audit:
+        store = create_engine(f"sqlite:///{root / 'audit.db'}")
+        await upgrade(store)
+        await store.dispose()
 
 
 async def _ready(port: int, process: subprocess.Popen[bytes]) -> None:
@@ -102,16 +122,16 @@ async def _ready(port: int, process: subprocess.Popen[bytes]) -> None:
 def _flows(ports: dict[str, int], per_transaction: int) -> dict[str, Flow]:
     read = {"ticket_id": 20}
     return {
-        "plain": Flow("127.0.0.1", ports["plain"], "get_ticket", read, name="plain"),
-        "guard": Flow(
-            "127.0.0.1", ports["guard"], "get_ticket", read, per_transaction=per_transaction, name="cap"
-        ),
+        arm: Flow("127.0.0.1", port, "get_ticket", read, name=arm)
+        if arm == _PLAIN
+        else Flow("127.0.0.1", port, "get_ticket", read, per_transaction=per_transaction, name=arm)
+        for arm, port in ports.items()
     }
 
 
 def _line(arm: str, step: Step) -> str:
     return (
-        f"  {arm:5} {step.connections:3} conn  {step.calls_per_s:8.1f} calls/s  "
+        f"  {arm:6} {step.connections:3} conn  {step.calls_per_s:8.1f} calls/s  "
         f"server {step.server_cpu_ms_per_call:6.3f} ms CPU/call  "
         f"generator {step.generator_cpu_s * 1000 / max(step.calls, 1):6.3f} ms CPU/call  "
         f"p50 {step.quantile(0.5):7.2f} ms  errors {step.errors}"
@@ -119,26 +139,29 @@ def _line(arm: str, step: Step) -> str:
 
 
 async def _ramp(
-    flows: dict[str, Flow], pids: dict[str, int], seconds: float, max_connections: int
+    flows: dict[str, Flow], pids: dict[str, int], seconds: float, max_connections: int, repeats: int
 ) -> dict[str, Step]:
-    """Both arms at 1, 2, 4, … connections; an arm stops once two levels in a row add under 3%."""
+    """Every arm at 1, 2, 4, … connections, ``repeats`` times a level in turn (each round reversing the
+    order, so that drift falls on all alike), keeping each arm's best; an arm stops once two levels in a
+    row add under 3%."""
     best: dict[str, Step] = {}
-    flat = dict.fromkeys(_ARMS, 0)
+    flat = dict.fromkeys(flows, 0)
     connections = 1
-    while connections <= max_connections and any(flat[arm] < 2 for arm in _ARMS):
-        for arm in _ARMS:
-            if flat[arm] >= 2:
-                continue
-            step = await closed_loop(
-                flows[arm], connections, seconds, probe=lambda a=arm: cpu_seconds(pids[a])
+    while connections <= max_connections and any(count < 2 for count in flat.values()):
+        level: dict[str, Step] = {}
+        arms = [arm for arm in flows if flat[arm] < 2]
+        for round_ in range(repeats):
+            for arm in arms if round_ % 2 == 0 else reversed(arms):
+                step = await closed_loop(flows[arm], connections, seconds, probe=_probe(pids[arm]))
+                print(_line(arm, step), flush=True)
+                if step.errors:
+                    print(f"    first error: {step.first_error}", flush=True)
+                if arm not in level or step.calls_per_s > level[arm].calls_per_s:
+                    level[arm] = step
+        for arm, step in level.items():
+            flat[arm] = (
+                0 if arm not in best or step.calls_per_s > best[arm].calls_per_s * 1.03 else flat[arm] + 1
             )
-            print(_line(arm, step), flush=True)
-            if step.errors:
-                print(f"    first error: {step.first_error}", flush=True)
-            if arm not in best or step.calls_per_s > best[arm].calls_per_s * 1.03:
-                flat[arm] = 0
-            else:
-                flat[arm] += 1
             if arm not in best or step.calls_per_s > best[arm].calls_per_s:
                 best[arm] = step
         connections *= 2
@@ -181,38 +204,36 @@ async def _profiled(flow: Flow, pid: int, connections: int, seconds: float, out:
 
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="guard-capacity-") as tmp:
-        root = Path(tmp)
-        engine = create_engine(f"sqlite:///{root / 'shop.db'}")
-        async with engine.begin() as conn:
-            await prepare(conn)
-        await engine.dispose()
-        audit = create_engine(f"sqlite:///{root / 'audit.db'}")
-        await upgrade(audit)
-        await audit.dispose()
-        ports = {arm: free_port() for arm in _ARMS}
+        arms = [_PLAIN, _GUARD, *([_BEFORE] if args.before else [])]
+        ports = {arm: free_port() for arm in arms}
         slots = args.max_connections * 2 + 4
         processes: dict[str, subprocess.Popen[bytes]] = {}
-        for arm in _ARMS:
+        for arm in arms:
+            root = Path(tmp) / arm
+            root.mkdir()
             command = [sys.executable, __file__, "--serve", arm, str(root), str(ports[arm]), str(slots)]
-            processes[arm] = subprocess.Popen(command)
+            environment = dict(os.environ)
+            if arm == _BEFORE:  # the guard of another checkout (its package first on the path)
+                environment["PYTHONPATH"] = os.pathsep.join([args.before, environment.get("PYTHONPATH", "")])
+            processes[arm] = subprocess.Popen(command, env=environment)
         try:
-            for arm in _ARMS:
+            for arm in arms:
                 await _ready(ports[arm], processes[arm])
             pids = {arm: process.pid for arm, process in processes.items()}
             flows = _flows(ports, args.per_transaction)
             every = args.per_transaction
             print(f"ramp ({args.step_s:g} s a step, reads counted; the guard commits every {every}):")
-            best = await _ramp(flows, pids, args.step_s, args.max_connections)
+            best = await _ramp(flows, pids, args.step_s, args.max_connections, args.repeats)
             print("\nat 80% of each arm's saturation, paced (latency from when each call was due):")
             at80 = {}
-            for arm in _ARMS:
+            for arm in arms:
                 rate = best[arm].calls_per_s * 0.8
                 at80[arm] = await paced(
                     flows[arm],
                     rate,
                     best[arm].connections,
                     args.step_s,
-                    probe=lambda a=arm: cpu_seconds(pids[a]),
+                    probe=_probe(pids[arm]),
                 )
                 print(
                     f"  {arm:5} {rate:8.1f} calls/s due: p50 {at80[arm].quantile(0.5):7.2f} ms  "
@@ -236,8 +257,17 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
 def _summary(best: dict[str, Step], at80: dict[str, Step]) -> dict[str, Any]:
     guard, plain = best["guard"], best["plain"]
     cores = os.cpu_count() or 1
-    share = max(step.generator_cpu_s / (step.seconds * cores) for step in (guard, plain))
+    share = max(step.generator_cpu_s / (step.seconds * cores) for step in best.values())
     errors = sum(step.errors for step in (*best.values(), *at80.values()))
+    before = best.get(_BEFORE)
+    compared = {}
+    if before is not None:
+        compared = {
+            "before_calls_per_s": round(before.calls_per_s, 1),
+            "before_cpu_ms_per_call": round(before.server_cpu_ms_per_call, 3),
+            "before_calls_ratio": round(before.calls_per_s / plain.calls_per_s, 3),
+            "before_cpu_ratio": round(before.server_cpu_ms_per_call / plain.server_cpu_ms_per_call, 3),
+        }
     return {
         "guard_calls_per_s": round(guard.calls_per_s, 1),
         "plain_calls_per_s": round(plain.calls_per_s, 1),
@@ -253,6 +283,7 @@ def _summary(best: dict[str, Step], at80: dict[str, Step]) -> dict[str, Any]:
         "plain_p99_ms_at_80": round(at80["plain"].quantile(0.99), 2),
         "generator_cpu_share": round(share, 3),
         "errors": errors,
+        **compared,
     }
 
 
@@ -263,6 +294,10 @@ if __name__ == "__main__":
     parser.add_argument("--step-s", type=float, default=3.0, help="Seconds measured per step.")
     parser.add_argument("--max-connections", type=int, default=32)
     parser.add_argument("--per-transaction", type=int, default=20, help="Guarded reads per transaction.")
+    parser.add_argument("--repeats", type=int, default=2, help="Runs of each arm at each level (best kept).")
+    parser.add_argument(
+        "--before", help="Also serve the guard of this checkout (its root folder), side by side: a third arm."
+    )
     parser.add_argument("--profile", help="Sample the guard server with py-spy; its output in this folder.")
     parser.add_argument("--top", type=int, default=25, help="Profile entries printed.")
     parser.add_argument("--serve", nargs=4, metavar=("KIND", "ROOT", "PORT", "SLOTS"), help=argparse.SUPPRESS)

@@ -16,6 +16,7 @@ due (so a slow answer delays no measurement: no coordinated omission).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
@@ -23,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Flow", "Probe", "Step", "call_body", "closed_loop", "paced"]
+__all__ = ["Flow", "Probe", "Requests", "Step", "call_body", "closed_loop", "paced"]
 
 PROTOCOL = "2026-07-28"
 _META = {
@@ -75,27 +76,43 @@ class Flow:
     name: str = "flow"
     _keys: itertools.count[int] = field(default_factory=itertools.count)
 
-    def requests(self) -> Callable[[], tuple[bytes, bool]]:
-        """A source of (request, is a commit) for one connection."""
-        authority = f"{self.host}:{self.port}"
-        body = call_body(self.tool, self.arguments)
-        if self.per_transaction is None:
-            plain = _request(authority, self.path, self.tool, body, None)
-            return lambda: (plain, False)
-        commit_body = call_body(self.commit_tool, {"summary": "reads"})
-        state = {"calls": 0, "key": ""}
+    def requests(self) -> Requests:
+        """A source of requests for one connection."""
+        return Requests(self)
 
-        def next_request() -> tuple[bytes, bool]:
-            if state["calls"] == 0:
-                state["key"] = f"{self.name}-{next(self._keys)}-{time.monotonic_ns()}"
-            key = str(state["key"])
-            if state["calls"] == self.per_transaction:
-                state["calls"] = 0
-                return _request(authority, self.path, self.commit_tool, commit_body, key), True
-            state["calls"] = int(state["calls"]) + 1
-            return _request(authority, self.path, self.tool, body, key), False
 
-        return next_request
+class Requests:
+    """One connection's requests: (request, is a commit), and the commit that closes a transaction left
+    open when the connection stops (so that no step leaves transactions behind for the next)."""
+
+    def __init__(self, flow: Flow) -> None:
+        self._flow = flow
+        authority = f"{flow.host}:{flow.port}"
+        self._authority = authority
+        self._call = call_body(flow.tool, flow.arguments)
+        self._commit = call_body(flow.commit_tool, {"summary": "reads"})
+        self._plain = _request(authority, flow.path, flow.tool, self._call, None)
+        self._calls = 0
+        self._key = ""
+
+    def __call__(self) -> tuple[bytes, bool]:
+        flow = self._flow
+        if flow.per_transaction is None:
+            return self._plain, False
+        if self._calls == 0:
+            self._key = f"{flow.name}-{next(flow._keys)}-{time.monotonic_ns()}"
+        if self._calls == flow.per_transaction:
+            self._calls = 0
+            return _request(self._authority, flow.path, flow.commit_tool, self._commit, self._key), True
+        self._calls += 1
+        return _request(self._authority, flow.path, flow.tool, self._call, self._key), False
+
+    def closing(self) -> bytes | None:
+        """The commit of the transaction this connection has open, if any."""
+        if self._flow.per_transaction is None or self._calls == 0:
+            return None
+        self._calls = 0
+        return _request(self._authority, self._flow.path, self._flow.commit_tool, self._commit, self._key)
 
 
 @dataclass
@@ -204,6 +221,9 @@ async def _connection(
             else:
                 step.calls += 1
                 step.latencies_ms.append((time.perf_counter() - started) * 1000)
+        if (last := source.closing()) is not None:
+            with contextlib.suppress(OSError, RuntimeError, asyncio.IncompleteReadError, ValueError):
+                await _exchange(reader, writer, last)
     finally:
         writer.close()
 

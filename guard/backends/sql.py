@@ -44,7 +44,7 @@ from guard.clock import Clock
 from guard.errors import ConfigError, ToolError, TransactionLost
 from guard.store import marks
 from guard.store.capture import Capture, Tally
-from guard.store.direct import run_plain
+from guard.store.direct import PlainStatements
 from guard.store.sql_lease import hold_setup_lock
 from guard.tools import Arguments, FunctionTool, Tool, ToolContext, ToolRegistry
 from guard.transaction.execute import CallOutcome, run_tool
@@ -89,6 +89,7 @@ class SqlSession:
         self.transaction_id = transaction_id
         self._tally = tally
         self._gate = backend.capture.gate(conn)
+        self._plain = PlainStatements(conn)
         self.reader = SqlStateReader(conn, backend.capture.tables)
         self.opened = backend.clock.monotonic()
         self.last_call = self.opened
@@ -126,7 +127,7 @@ class SqlSession:
         parsed = arguments if isinstance(arguments, BaseModel) else spec.validate(arguments)
         ctx = ToolContext(self._conn, self._backend.clock, spec.name, self.transaction_id)
         # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
-        await run_plain(self._conn, _SAVE)
+        await self._plain.run(_SAVE)
         watch = self._watch_locks()
         try:
             outcome = await self._run(spec, ctx, parsed)
@@ -139,7 +140,7 @@ class SqlSession:
             outcome = CallOutcome(error=refusal)
         else:
             if outcome.ok:
-                await run_plain(self._conn, _RELEASE)
+                await self._plain.run(_RELEASE)
                 self.wrote = self.wrote or spec.write
             else:
                 await self._undo_call()
@@ -198,8 +199,8 @@ class SqlSession:
         )
 
     async def _undo_call(self) -> None:
-        await run_plain(self._conn, _ROLLBACK_TO)
-        await run_plain(self._conn, _RELEASE)
+        await self._plain.run(_ROLLBACK_TO)
+        await self._plain.run(_RELEASE)
 
     async def effects(self) -> list[Effect]:
         self._alive()

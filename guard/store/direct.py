@@ -42,7 +42,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
 
-__all__ = ["Writer", "read_rows", "write_rows"]
+__all__ = ["PlainStatements", "Writer", "read_rows", "write_rows"]
 
 Processor = Callable[[Any], Any] | None
 
@@ -132,18 +132,29 @@ async def read_rows(
     return [compiled.row(row) for row in rows]
 
 
-async def run_plain(conn: AsyncConnection, sql: str) -> None:
-    """``sql``, a statement without parameters or rows (``SAVEPOINT``, ``RELEASE``, ``ROLLBACK TO``), in the
-    connection's transaction: on an unobserved SQLite connection one call on the driver (one hop to its
-    thread, where ``exec_driver_sql`` makes three: cursor, execute, close); else ``exec_driver_sql``."""
-    if not _unobserved_sqlite(conn):
-        await conn.exec_driver_sql(sql)
-        return
-    driver: Any = (await conn.get_raw_connection()).driver_connection
-    try:
-        await driver.execute(sql)
-    except sqlite3.Error as exc:
-        raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
+class PlainStatements:
+    """Statements without parameters or rows (``SAVEPOINT``, ``RELEASE``, ``ROLLBACK TO``) in one
+    connection's transaction: on an unobserved SQLite connection one call on the driver each (one hop to
+    its thread, where ``exec_driver_sql`` makes three: cursor, execute, close); else ``exec_driver_sql``.
+    Whether the connection is watched is decided once, at its first statement."""
+
+    def __init__(self, conn: AsyncConnection) -> None:
+        self._conn = conn
+        self._driver: Any = None
+        self._direct: bool | None = None
+
+    async def run(self, sql: str) -> None:
+        if self._direct is None:
+            self._direct = _unobserved_sqlite(self._conn)
+            if self._direct:
+                self._driver = (await self._conn.get_raw_connection()).driver_connection
+        if not self._direct:
+            await self._conn.exec_driver_sql(sql)
+            return
+        try:
+            await self._driver.execute(sql)
+        except sqlite3.Error as exc:
+            raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
 
 
 class Writer:
