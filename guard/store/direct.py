@@ -30,6 +30,7 @@ statement is seen.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
@@ -43,6 +44,8 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
 
 __all__ = ["PlainStatements", "Writer", "read_rows", "write_rows"]
+
+log = logging.getLogger(__name__)
 
 Processor = Callable[[Any], Any] | None
 
@@ -134,9 +137,12 @@ async def read_rows(
 
 class PlainStatements:
     """Statements without parameters or rows (``SAVEPOINT``, ``RELEASE``, ``ROLLBACK TO``) in one
-    connection's transaction: on an unobserved SQLite connection one call on the driver each (one hop to
-    its thread, where ``exec_driver_sql`` makes three: cursor, execute, close); else ``exec_driver_sql``.
-    Whether the connection is watched is decided once, at its first statement."""
+    connection's transaction, on the driver when nothing watches the connection's statements: one call
+    each (on SQLite one hop to its thread, where ``exec_driver_sql`` makes three: cursor, execute, close;
+    on PostgreSQL one asyncpg ``execute``, without the execution context and result); else, and again
+    for a statement the driver refused (so that the error, and a broken connection, are what SQLAlchemy
+    makes of them), ``exec_driver_sql``. Whether the connection is watched is decided at its first
+    statement."""
 
     def __init__(self, conn: AsyncConnection) -> None:
         self._conn = conn
@@ -145,16 +151,16 @@ class PlainStatements:
 
     async def run(self, sql: str) -> None:
         if self._direct is None:
-            self._direct = _unobserved_sqlite(self._conn)
+            self._direct = _unobserved(self._conn)
             if self._direct:
                 self._driver = (await self._conn.get_raw_connection()).driver_connection
-        if not self._direct:
-            await self._conn.exec_driver_sql(sql)
-            return
-        try:
-            await self._driver.execute(sql)
-        except sqlite3.Error as exc:
-            raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
+        if self._direct:
+            try:
+                await self._driver.execute(sql)
+                return
+            except Exception:
+                log.debug("%s failed on the driver; again through SQLAlchemy", sql, exc_info=True)
+        await self._conn.exec_driver_sql(sql)
 
 
 class Writer:
@@ -230,10 +236,20 @@ def _driver_writes(engine: AsyncEngine) -> bool:
     return not (events.before_cursor_execute or events.after_cursor_execute or engine.sync_engine.echo)
 
 
+def _unobserved(conn: AsyncConnection) -> bool:
+    """SQLite, or PostgreSQL on asyncpg, with nothing that watches statements."""
+    dialect = conn.dialect
+    return (dialect.name == "sqlite" or (dialect.name, dialect.driver) == ("postgresql", "asyncpg")) and (
+        _unwatched(conn)
+    )
+
+
 def _unobserved_sqlite(conn: AsyncConnection) -> bool:
     """SQLite, with nothing that watches statements (cursor events: instrumentation, tests; ``echo``)."""
-    if conn.dialect.name != "sqlite":
-        return False
+    return conn.dialect.name == "sqlite" and _unwatched(conn)
+
+
+def _unwatched(conn: AsyncConnection) -> bool:
     sync = conn.sync_connection
     if sync is None:
         return False
