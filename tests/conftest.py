@@ -58,6 +58,7 @@ SLOW_MODULES = frozenset(
         "tests/guard/edge/test_console_browser.py",
         "tests/guard/edge/test_door.py",
         "tests/guard/edge/test_stdio.py",
+        "tests/guard/test_capacity.py",
         "tests/guard/test_cli.py",
         "tests/guard/test_isolation_replicas.py",
         "tests/guard/test_process.py",
