@@ -289,7 +289,7 @@ class _Console:
     async def sign_in_page(self, request: Request, error: str = "") -> HTMLResponse:
         return self._page("sign_in.html", request, 401 if error else 200, error=error, auth=self.required)
 
-    async def sign_in(self, request: Request, token: str) -> Response:
+    async def sign_in(self, request: Request, token: str = Form("")) -> Response:
         """An operator token opens a new session (ending the one the browser had); a wrong one is a 401,
         which the door counts."""
         response = RedirectResponse("/console", status_code=303)
@@ -322,7 +322,7 @@ class _Console:
             return None
         return principal if principal.operator else None
 
-    async def sign_out(self, request: Request, token: str) -> Response:
+    async def sign_out(self, request: Request, token: str = Form("")) -> Response:
         if (stale := self._stale(request, token)) is not None:
             return stale
         session = _session(request)
@@ -383,12 +383,6 @@ def console_router(
     ) -> Response:
         return await console.roll_back(request, transaction_id, operator, token)
 
-    async def sign_in(request: Request, token: str = Form("")) -> Response:
-        return await console.sign_in(request, token)
-
-    async def sign_out(request: Request, token: str = Form("")) -> Response:
-        return await console.sign_out(request, token)
-
     for method, path, endpoint in (
         ("GET", "/console", console.transactions),
         ("GET", "/console/t/{transaction_id}", console.transaction),
@@ -398,8 +392,8 @@ def console_router(
         ("POST", "/console/t/{transaction_id}/rollback", roll_back),
         ("POST", "/console/t/{transaction_id}/resolve", resolve),
         ("GET", "/console/sign-in", console.sign_in_page),
-        ("POST", "/console/sign-in", sign_in),
-        ("POST", "/console/sign-out", sign_out),
+        ("POST", "/console/sign-in", console.sign_in),
+        ("POST", "/console/sign-out", console.sign_out),
     ):
         router.add_api_route(path, endpoint, methods=[method], response_class=HTMLResponse)
     return router

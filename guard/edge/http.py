@@ -25,6 +25,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_REQUEST
 from starlette.routing import Route
 
+from guard.clock import Clock
 from guard.edge.admin import admin_router
 from guard.edge.console import console_router
 from guard.edge.console_sessions import ConsoleSessions
@@ -35,6 +36,7 @@ from guard.edge.server import build_server
 from guard.errors import GuardError, RequestRejected, TransactionClosed, TransactionError
 from guard.identity import ANONYMOUS, KeySet, TokenVerifier
 from guard.runtime import Runtime
+from guard.settings import GuardSettings
 from guard.transaction.keys import HEADER, key_from_http
 from guard.transaction.manager import TxnKey
 
@@ -77,6 +79,15 @@ async def _guard_error(request: Request, exc: GuardError) -> JSONResponse:
     return JSONResponse({"error": exc.message, "transaction": exc.transaction_id}, status_code=status)
 
 
+def _verifier(settings: GuardSettings, clock: Clock) -> TokenVerifier | None:
+    """The JWT verifier of ``auth.jwt`` (None without it); no token may name a static agent or the guard."""
+    jwt = settings.auth.jwt
+    if jwt is None:
+        return None
+    reserved = frozenset({*settings.auth.agent_tokens.values(), ANONYMOUS.name, OPERATOR.name})
+    return TokenVerifier(jwt, KeySet(jwt, clock), reserved)
+
+
 def create_app(
     runtime: Runtime,
     *,
@@ -86,9 +97,8 @@ def create_app(
     """The ASGI app serving one runtime: the door (:class:`~guard.edge.door.Door`) in front of the MCP
     transport and of a FastAPI app for the admin API, the console and the health routes.
 
-    With ``manage_runtime`` (the default) the app's lifespan starts and stops the
-    runtime; without it the caller has started the runtime and stops it (``guard serve``
-    starts it first, so that a start-up failure is one line and an exit code).
+    With ``manage_runtime`` (the default) the app's lifespan starts and stops the runtime; without it
+    the caller has started it and stops it (``guard serve``: a start-up failure is one line and a code).
     """
     settings = runtime.settings
     check_exposure(settings)
@@ -102,9 +112,7 @@ def create_app(
     console_sessions = ConsoleSessions(
         manager.clock, ttl_s=settings.console.session_ttl_s, capacity=settings.console.max_sessions
     )
-    jwt = settings.auth.jwt
-    reserved = frozenset({*settings.auth.agent_tokens.values(), ANONYMOUS.name, OPERATOR.name})
-    verifier = None if jwt is None else TokenVerifier(jwt, KeySet(jwt, manager.clock), reserved)
+    verifier = _verifier(settings, manager.clock)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -120,10 +128,9 @@ def create_app(
     app = FastAPI(title="guard", version="0.1.0", lifespan=lifespan)
 
     for path in (METADATA_PATH, f"{METADATA_PATH}/{{resource:path}}"):
-        app.router.routes.append(Route(path, endpoint=resource_metadata(jwt), methods=["GET"]))
-
+        endpoint = resource_metadata(settings.auth.jwt)
+        app.router.routes.append(Route(path, endpoint=endpoint, methods=["GET"]))
     app.exception_handler(RequestValidationError)(_invalid_request)
-
     app.exception_handler(GuardError)(_guard_error)
 
     app.include_router(admin_router(runtime))
@@ -132,8 +139,7 @@ def create_app(
 
     if extra_routes is not None:
         extra_routes(app)
-    # the door is the outermost app: /mcp goes from it straight to the MCP transport, every other route
-    # through FastAPI (its error pages, telemetry, routing), each after the door's checks
+    # outermost: /mcp goes straight to the MCP transport, the rest through FastAPI, all after its checks
     return Door(
         app,
         settings=settings,
