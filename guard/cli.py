@@ -667,6 +667,11 @@ def _print_detail(detail: TxnDetail) -> None:
     console.print(_line(*header), soft_wrap=True)
     closed = t.closed_at or "-"
     console.print(_line(f"opened {t.opened_at}  closed {closed}  ", t.close_reason or ""), soft_wrap=True)
+    if t.claims:
+        claims = "  ".join(
+            f"{name}={json.dumps(value, ensure_ascii=False)}" for name, value in t.claims.items()
+        )
+        console.print(_line("claims: ", claims), soft_wrap=True)
     if t.summary:
         console.print(_line("summary: ", t.summary), soft_wrap=True)
     console.print(_calls(detail.calls))

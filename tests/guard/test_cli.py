@@ -638,3 +638,32 @@ def test_transactions_lists_ids_whole_at_any_width(tmp_path: Path) -> None:
     assert listed.returncode == 0, listed.stderr
     assert long_id in listed.stdout
     assert "UTC" in listed.stdout
+
+
+def test_transactions_show_names_the_principal_and_its_claims(tmp_path: Path) -> None:
+    """Requirement G60: ``guard transactions show`` prints the agent and the claims kept from its token,
+    as the audit store holds them (SQLite here; the claims column is migration 0006)."""
+    config = tmp_path / "guard.yaml"
+    config.write_text(f"audit: {{url: 'sqlite:///{tmp_path / 'audit.db'}'}}\n")
+    claims = {"sub": "billing-bot", "roles": ["support-lead"]}
+
+    async def write() -> None:
+        engine = create_engine(f"sqlite:///{tmp_path / 'audit.db'}")
+        await upgrade(engine)
+        audit = SqlAudit(engine)
+        try:
+            now = datetime(2025, 10, 1, 13, tzinfo=UTC)
+            await audit.open_transaction(
+                TxnRecord.opened("jwt-1", "billing-bot", "guard-1", "demo", now, claims)
+            )
+        finally:
+            await audit.close()
+            await engine.dispose()
+
+    asyncio.run(write())
+    shown = guard("transactions", "show", "jwt-1", "--config", str(config))
+    assert shown.returncode == 0, shown.stderr
+    assert "agent=billing-bot" in shown.stdout
+    assert 'claims: sub="billing-bot"  roles=["support-lead"]' in shown.stdout
+    as_json = json.loads(guard("transactions", "show", "jwt-1", "--config", str(config), "--json").stdout)
+    assert as_json["claims"] == claims

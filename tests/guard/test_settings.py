@@ -93,3 +93,17 @@ def test_jwt_settings_refuse_what_would_weaken_them() -> None:
     )
     assert loaded.auth.jwt is not None
     assert loaded.auth.jwt.claims[0] == "sub"
+
+
+def test_the_jwt_example_documents_every_jwt_key_and_loads() -> None:
+    """Requirement G57: ``deploy/guard.jwt.example.yaml`` names every key of ``auth.jwt`` with its value, and
+    is a configuration the guard loads as it is (a test elsewhere runs it against a local provider)."""
+    from guard.settings import JwtSettings
+
+    example = ROOT / "deploy" / "guard.jwt.example.yaml"
+    written = yaml.safe_load(example.read_text())["auth"]["jwt"]
+    assert set(written) == set(JwtSettings.model_fields)
+    loaded = load_settings(example)
+    assert loaded.auth.jwt is not None
+    assert loaded.auth.jwt.operators
+    assert loaded.judges.chain
