@@ -15,6 +15,7 @@ the functions holding the most samples.
 
     .venv/bin/python perf/capacity.py [--step-s 3] [--max-connections 32] [--repeats 2] [--profile DIR]
                                       [--before DIR]   # a third arm: the guard of another checkout
+                                      [--postgres ADMIN_URL]   # each arm on its own PostgreSQL database
 
 The last line printed is a JSON object: ``guard_calls_per_s``, ``plain_calls_per_s``,
 ``guard_cpu_ms_per_call``, ``plain_cpu_ms_per_call``, ``generator_cpu_share`` (the generator's CPU over
@@ -39,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from raw_load import Flow, Probe, Step, closed_loop, paced
-from scale_stack import cpu_seconds, free_port
+from scale_stack import cpu_seconds, create_database, drop_database, free_port
 
 from guard.demo.backend import prepare
 from guard.store.engine import create_engine
@@ -48,26 +49,35 @@ from guard.store.migrate import upgrade
 _PLAIN, _GUARD, _BEFORE = "plain", "guard", "before"
 
 
-def _guard_settings(root: Path, port: int, slots: int) -> Any:
+def _urls(target: str) -> tuple[str, str]:
+    """An arm's system of record and audit store: two SQLite files in its folder, or one PostgreSQL
+    database (``target`` a URL) for both, as a deployment has them."""
+    if "://" in target:
+        return target, target
+    return f"sqlite:///{Path(target) / 'shop.db'}", f"sqlite:///{Path(target) / 'audit.db'}"
+
+
+def _guard_settings(target: str, port: int, slots: int) -> Any:
     from guard.settings import GuardSettings
 
+    shop, audit = _urls(target)
     return GuardSettings.model_validate(
         {
             "server": {"port": port},
             "backend": {
                 "module": "guard.demo.backend",
-                "url": f"sqlite:///{root / 'shop.db'}",
+                "url": shop,
                 "max_open_transactions": slots,
                 "idle_connections": slots,
             },
-            "audit": {"url": f"sqlite:///{root / 'audit.db'}"},
+            "audit": {"url": audit},
             "commit": {"idle_timeout_s": 3600},
             "limits": {"max_open_per_agent": slots},
         }
     )
 
 
-def serve(kind: str, root: Path, port: int, slots: int) -> None:
+def serve(kind: str, target: str, port: int, slots: int) -> None:
     """One server process (``--serve``): uvicorn with uvloop and httptools, as ``guard serve`` runs."""
     import uvicorn
 
@@ -77,12 +87,12 @@ def serve(kind: str, root: Path, port: int, slots: int) -> None:
     from guard.edge.plain import build_plain_server
     from guard.runtime import build_runtime
 
-    asyncio.run(_prepare(root, audit=kind != _PLAIN))
+    asyncio.run(_prepare(target, audit=kind != _PLAIN))
     app: Any
     if kind != _PLAIN:
-        app = create_app(build_runtime(_guard_settings(root, port, slots)))
+        app = create_app(build_runtime(_guard_settings(target, port, slots)))
     else:
-        engine = create_engine(f"sqlite:///{root / 'shop.db'}", pool_size=slots)
+        engine = create_engine(_urls(target)[0], pool_size=slots)
         app = build_plain_server(engine, tools, SystemClock()).streamable_http_app()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, log_level="warning", loop="uvloop", http="httptools"
@@ -95,15 +105,16 @@ def _probe(pid: int) -> Probe:
     return lambda: cpu_seconds(pid)
 
 
-async def _prepare(root: Path, *, audit: bool) -> None:
-    """An arm's own files, made by the code that serves it: the demo's tables, and (a guard) its audit
+async def _prepare(target: str, *, audit: bool) -> None:
+    """An arm's own store, made by the code that serves it: the demo's tables, and (a guard) its audit
     store at that code's head revision."""
-    engine = create_engine(f"sqlite:///{root / 'shop.db'}")
+    shop, audit_url = _urls(target)
+    engine = create_engine(shop)
     async with engine.begin() as conn:
         await prepare(conn)
     await engine.dispose()
     if audit:
-        store = create_engine(f"sqlite:///{root / 'audit.db'}")
+        store = create_engine(audit_url)
         await upgrade(store)
         await store.dispose()
 
@@ -215,10 +226,15 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         ports = {arm: free_port() for arm in arms}
         slots = args.max_connections * 2 + 4
         processes: dict[str, subprocess.Popen[bytes]] = {}
+        databases: list[str] = []
         for arm in arms:
-            root = Path(tmp) / arm
-            root.mkdir()
-            command = [sys.executable, __file__, "--serve", arm, str(root), str(ports[arm]), str(slots)]
+            if args.postgres:
+                target = await create_database(args.postgres, f"guard_capacity_{os.getpid()}_{arm}")
+                databases.append(f"guard_capacity_{os.getpid()}_{arm}")
+            else:
+                (Path(tmp) / arm).mkdir()
+                target = str(Path(tmp) / arm)
+            command = [sys.executable, __file__, "--serve", arm, target, str(ports[arm]), str(slots)]
             environment = dict(os.environ)
             if arm == _BEFORE:  # the guard of another checkout (its package first on the path)
                 environment["PYTHONPATH"] = os.pathsep.join([args.before, environment.get("PYTHONPATH", "")])
@@ -261,6 +277,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
                     process.wait(timeout=30)
                 except subprocess.TimeoutExpired:
                     process.kill()
+            for name in databases:
+                await drop_database(args.postgres, name)
     return _summary(best, at80)
 
 
@@ -306,6 +324,12 @@ if __name__ == "__main__":
     parser.add_argument("--per-transaction", type=int, default=20, help="Guarded reads per transaction.")
     parser.add_argument("--repeats", type=int, default=2, help="Runs of each arm at each level (best kept).")
     parser.add_argument(
+        "--postgres",
+        metavar="ADMIN_URL",
+        help="Each arm on a fresh PostgreSQL database of this server (system of record and audit log), "
+        "e.g. postgresql+asyncpg://postgres@127.0.0.1:5432/test; default: SQLite files.",
+    )
+    parser.add_argument(
         "--before", help="Also serve the guard of this checkout (its root folder), side by side: a third arm."
     )
     parser.add_argument("--profile", help="Sample the guard server with py-spy; its output in this folder.")
@@ -314,6 +338,6 @@ if __name__ == "__main__":
     args = parser.parse_args()
     if args.serve:
         kind, root, port, slots = args.serve
-        serve(kind, Path(root), int(port), int(slots))
+        serve(kind, root, int(port), int(slots))
     else:
         print(json.dumps(asyncio.run(main(args))))

@@ -1,7 +1,9 @@
 """The ``sql`` backend: tool functions run by the guard inside its own database transaction.
 
 One pinned connection per transaction, one SAVEPOINT per call (a failed call,
-or one that raised, rolls back only itself, so a retry is always safe), row
+or one that raised, rolls back only itself, so a retry is always safe; a call
+that succeeded keeps its savepoint until the next call releases it in the same
+round trip as its own, or the transaction ends), row
 changes captured by triggers (:mod:`guard.store.capture`), and COMMIT or
 ROLLBACK at the end. A commit writes the transaction's commit mark on the same
 connection just before COMMIT (:mod:`guard.store.marks`), so that the system
@@ -90,6 +92,8 @@ class SqlSession:
         self._tally = tally
         self._gate = backend.capture.gate(conn)
         self._plain = PlainStatements(conn)
+        self._held = False
+        """The last call's savepoint is still open (it succeeded): the transaction's end ends it too."""
         self.reader = SqlStateReader(conn, backend.capture.tables)
         self.opened = backend.clock.monotonic()
         self.last_call = self.opened
@@ -126,8 +130,10 @@ class SqlSession:
         spec = self._backend.registry[tool.name]
         parsed = arguments if isinstance(arguments, BaseModel) else spec.validate(arguments)
         ctx = ToolContext(self._conn, self._backend.clock, spec.name, self.transaction_id)
-        # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again
-        await self._plain.run(_SAVE)
+        # plain SQL with one fixed name: calls never nest, and a fixed statement is never compiled again;
+        # the last call's savepoint, kept when it succeeded, is released in the same round trip
+        held, self._held = self._held, False
+        await self._plain.run(*((_RELEASE, _SAVE) if held else (_SAVE,)))
         watch = self._watch_locks()
         try:
             outcome = await self._run(spec, ctx, parsed)
@@ -140,7 +146,7 @@ class SqlSession:
             outcome = CallOutcome(error=refusal)
         else:
             if outcome.ok:
-                await self._plain.run(_RELEASE)
+                self._held = True  # released by the next call, or ended with the transaction
                 self.wrote = self.wrote or spec.write
             else:
                 await self._undo_call()
@@ -199,8 +205,7 @@ class SqlSession:
         )
 
     async def _undo_call(self) -> None:
-        await self._plain.run(_ROLLBACK_TO)
-        await self._plain.run(_RELEASE)
+        await self._plain.run(_ROLLBACK_TO, _RELEASE)
 
     async def effects(self) -> list[Effect]:
         self._alive()

@@ -19,6 +19,7 @@ times the number of agents, so there is no global limit for one agent to fill.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from collections import Counter
 from typing import Any
@@ -103,8 +104,10 @@ class AgentSessions(StreamableHTTPSessionManager):
         await super()._discard_session(session_id, transport)
 
 
+@functools.lru_cache(maxsize=1024)
 def _owner(principal: str) -> AuthenticatedUser:
-    """The SDK's idea of a credential, for an agent: its name (the token itself is not kept)."""
+    """The SDK's idea of a credential, for an agent: its name (the token itself is not kept); one object
+    per agent, made once (the SDK reads it, never changes it)."""
     return AuthenticatedUser(AccessToken(token="", client_id=principal, scopes=[]))
 
 

@@ -148,19 +148,27 @@ class PlainStatements:
         self._conn = conn
         self._driver: Any = None
         self._direct: bool | None = None
+        self._together = conn.dialect.name == "postgresql"
+        """asyncpg runs statements without parameters together in one round trip (the simple protocol)."""
 
-    async def run(self, sql: str) -> None:
+    async def run(self, *statements: str) -> None:
+        """``statements`` in order: on asyncpg in one round trip, on SQLite one driver call each."""
         if self._direct is None:
             self._direct = _unobserved(self._conn)
             if self._direct:
                 self._driver = (await self._conn.get_raw_connection()).driver_connection
         if self._direct:
             try:
-                await self._driver.execute(sql)
+                if self._together:
+                    await self._driver.execute("; ".join(statements))
+                else:
+                    for sql in statements:
+                        await self._driver.execute(sql)
                 return
             except Exception:
-                log.debug("%s failed on the driver; again through SQLAlchemy", sql, exc_info=True)
-        await self._conn.exec_driver_sql(sql)
+                log.debug("%s failed on the driver; again through SQLAlchemy", statements, exc_info=True)
+        for sql in statements:
+            await self._conn.exec_driver_sql(sql)
 
 
 class Writer:

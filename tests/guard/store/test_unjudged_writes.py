@@ -704,3 +704,37 @@ async def test_sqlite_application_triggers_under_recursive_triggers(tmp_path: Pa
     finally:
         await session.rollback()
         await backend.close()
+
+
+async def _failed_call_between_good_ones(backend: SqlBackend) -> None:
+    session = await backend.begin("t1")
+    try:
+        assert (await session.call(tools["rename"], {"id": 1, "name": "first"})).ok
+        with pytest.raises(DBAPIError):
+            await session.call(
+                tools["run_sql"],
+                {"statements": ["UPDATE items SET name = 'lost' WHERE id = 2", "SELECT nope"]},
+            )
+        assert (await session.call(tools["rename"], {"id": 2, "name": "third"})).ok
+        assert summary(await session.effects()) == [("update", "items", (1,)), ("update", "items", (2,))]
+        await session.commit()
+    finally:
+        await session.rollback()
+    rows = await item_rows(backend.engine)
+    assert [(row[0], row[1]) for row in rows] == [(1, "first"), (2, "third")]
+
+
+async def test_sqlite_a_failed_call_undoes_only_itself_between_calls_that_kept_theirs(
+    sqlite_backend: SqlBackend,
+) -> None:
+    """Requirement G7: a call that succeeded keeps its savepoint until the next call releases it (one round
+    trip for both); a failed call between two good ones undoes only its own writes."""
+    await _failed_call_between_good_ones(sqlite_backend)
+
+
+@pytest.mark.postgres
+async def test_postgres_a_failed_call_undoes_only_itself_between_calls_that_kept_theirs(
+    pg_backend: SqlBackend,
+) -> None:
+    """Requirement G7: as on SQLite; on asyncpg the release and the next savepoint go in one round trip."""
+    await _failed_call_between_good_ones(pg_backend)
