@@ -32,12 +32,8 @@ from guard.audit.redact import Redactor
 from guard.backends.base import ACTING_FOR, Backend, UpstreamReport
 from guard.clock import Clock
 from guard.errors import (
-    AuditError,
-    BackendError,
     GuardError,
-    HeldElsewhere,
     InvalidArguments,
-    Refused,
     RequestRejected,
     ToolError,
     TransactionClosed,
@@ -56,18 +52,17 @@ from guard.transaction.limits import (
     CallRate,
     call_refusal,
     measure_arguments,
-    open_refusal,
     quota_for,
     rate_refusal,
 )
 from guard.transaction.live import Asked, Attempt, KeyLocks, LiveTxn, quietly
+from guard.transaction.opening import Openings
 from guard.transaction.recovery import Resolve, finish, record_recovered
 from guard.transaction.replies import (
     CommitReply,
     ToolReply,
     TxnKey,
     call_reply,
-    closed_text,
     commit_message,
     committed_text,
     enforced,
@@ -99,7 +94,7 @@ _LOGGED_ARGUMENT_BYTES = 65_536
 """A refused call's arguments larger than this are logged as their size only."""
 
 
-class TransactionManager(Reviews):
+class TransactionManager(Openings, Reviews):
     def __init__(
         self,
         backend: Backend,
@@ -135,10 +130,6 @@ class TransactionManager(Reviews):
     @property
     def rollback_tool(self) -> str | None:
         return self.settings.commit.rollback_tool_name
-
-    @property
-    def instance(self) -> str:
-        return self.settings.server.instance
 
     def _check_own_names(self) -> None:
         for own, setting in ((self.commit_tool, "tool_name"), (self.rollback_tool, "rollback_tool_name")):
@@ -278,85 +269,6 @@ class TransactionManager(Reviews):
                 held = await self._held_elsewhere(key.id)
                 raise held or TransactionClosed(f"no open transaction {key.id}", transaction_id=key.id)
             return await self._open(key)
-
-    async def _open(self, key: TxnKey) -> LiveTxn:
-        status = self._closed.get(key.id)
-        if status is None and (owner := await self.audit.owner_of(key.id)) is not None:
-            if owner.held_by_other(self.instance):
-                raise HeldElsewhere(key.id, owner.instance)
-            status = owner.status
-        if status is not None:
-            reason = None
-            if status is Status.PARTIAL and (detail := await self.audit.get_transaction(key.id)) is not None:
-                status, reason = detail.transaction.status, detail.transaction.close_reason
-            raise TransactionClosed(closed_text(key.id, status, reason), transaction_id=key.id)
-        by_principal = self._reserved[key.principal] + sum(
-            live.state.principal == key.principal for live in self._live.values()
-        )
-        quota = quota_for(key.principal, key.claims, self.settings.limits)
-        refusal = open_refusal(
-            key.principal,
-            len(self._live) + self._reserved.total(),
-            by_principal,
-            quota,
-            self.settings.backend.max_open_transactions,
-        )
-        if refusal is not None:
-            raise Refused(refusal, transaction_id=key.id)
-        self._reserved[key.principal] += 1
-        try:
-            return await self._begin(key)
-        finally:
-            self._reserved[key.principal] -= 1
-            if self._reserved[key.principal] <= 0:
-                del self._reserved[key.principal]
-
-    async def _begin(self, key: TxnKey) -> LiveTxn:
-        """Begin on the backend, then record the transaction (a failed begin leaves the key unused)."""
-        try:
-            session = await self.backend.begin(key.id)
-        except Exception as exc:
-            log.warning("could not begin transaction %s: %r", key.id, exc)
-            raise BackendError(
-                f"could not open transaction {key.id}: the backend is unavailable ({type(exc).__name__}); "
-                "nothing was recorded, try again with the same key",
-                transaction_id=key.id,
-            ) from exc
-        record = TxnRecord.opened(
-            key.id, key.principal, self.instance, self.backend.name, self.clock.now(), key.claims
-        )
-        try:
-            await self.audit.open_transaction(record)
-        except Exception as exc:
-            await quietly(session.rollback())
-            if (held := await self._held_elsewhere(key.id)) is not None:
-                raise held from exc  # another replica opened the same key first (the log's key is unique)
-            log.error("could not record the new transaction %s: %r", key.id, exc)
-            raise AuditError(
-                f"could not open transaction {key.id}: the audit log is unavailable; nothing was changed",
-                transaction_id=key.id,
-            ) from exc
-        mono = self.clock.monotonic()
-        state = TxnState(key.id, key.principal, Status.OPEN, mono, mono)
-        live = LiveTxn(
-            state,
-            session,
-            self.telemetry.open_transaction(key.id, key.principal, key.meta, key.claims),
-            record,
-        )
-        self._live[key.id] = live
-        log.info("opened transaction %s for %s", key.id, key.principal)
-        return live
-
-    async def _held_elsewhere(self, transaction_id: str) -> HeldElsewhere | None:
-        """The refusal for a key another replica holds, if the log says so (and can say)."""
-        try:
-            owner = await self.audit.owner_of(transaction_id)
-        except Exception:
-            return None
-        if owner is None or not owner.held_by_other(self.instance):
-            return None
-        return HeldElsewhere(transaction_id, owner.instance)
 
     async def _shielded(self, live: LiveTxn, work: Callable[[], Awaitable[T]]) -> T:
         """Run ``work`` holding the transaction's lock, in a task the caller's cancellation cannot reach."""
