@@ -41,7 +41,6 @@ approve its own held commit), and a non-loopback bind while either token set is 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 import logging
 import math
 import re
@@ -60,6 +59,7 @@ from guard.edge.throttle import Failures, Network, forwarded_scheme, networks, s
 from guard.errors import ConfigError
 from guard.identity import ANONYMOUS, Principal, TokenRefused, TokenVerifier, looks_like_jwt
 from guard.settings import GuardSettings, JwtSettings, ServerSettings
+from guard.settings.identity import is_loopback
 
 __all__ = [
     "ANONYMOUS",
@@ -217,16 +217,6 @@ def _authorities(entries: list[str]) -> tuple[_Authority, ...]:
     return tuple(found)
 
 
-def _is_loopback(host: str) -> bool:
-    name = host.strip().lower()
-    if name == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(name.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
 def _open_surfaces(settings: GuardSettings) -> list[tuple[str, str]]:
     """(the empty token setting, what anyone who reaches the guard can then do)."""
     surfaces = []
@@ -269,7 +259,7 @@ def check_exposure(settings: GuardSettings) -> None:
     if not surfaces:
         return
     exposed = "; ".join(f"{key} is empty: anyone who reaches it can {what}" for key, what in surfaces)
-    if not _is_loopback(server.host):
+    if not is_loopback(server.host):
         if not server.insecure:
             raise ConfigError(
                 f"server.host {server.host} is not a loopback address, and "

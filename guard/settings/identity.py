@@ -16,7 +16,7 @@ from pydantic import Field, field_validator, model_validator
 
 from guard.settings.base import Section
 
-__all__ = ["AuthSettings", "JwtSettings", "LimitSettings", "PrincipalLimits", "PrincipalMatch"]
+__all__ = ["AuthSettings", "JwtSettings", "LimitSettings", "PrincipalLimits", "PrincipalMatch", "is_loopback"]
 
 ASYMMETRIC_ALGORITHMS = (
     *("RS256", "RS384", "RS512", "PS256", "PS384", "PS512"),
@@ -33,16 +33,18 @@ def _http_url(value: str, where: str) -> str:
     parts = urlsplit(value)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"{where}: {value!r} is not an absolute http(s) URL")
-    if parts.scheme == "http" and not _loopback(parts.hostname):
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
         raise ValueError(f"{where}: {value!r} must be https (http only to a loopback host)")
     return value
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (a name, an address, an IPv6 address in brackets) is this machine's loopback."""
+    name = host.strip().lower()
+    if name == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(name.strip("[]")).is_loopback
     except ValueError:
         return False
 
