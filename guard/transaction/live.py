@@ -18,6 +18,7 @@ from guard.audit.log import CallEntry, CommitEntry, TxnRecord
 from guard.backends.base import Session, UpstreamReport
 from guard.tools import Tool
 from guard.transaction.conversation import Conversation, turns_data
+from guard.transaction.limits import Quota
 from guard.transaction.replies import CommitReply, ToolReply, enforced
 from guard.transaction.state import CommitStatus, TxnState, Via
 from judges import CallRecord, Decision, Effect, Finding, Turn
@@ -152,6 +153,8 @@ class LiveTxn:
     session: Session
     span: Span
     record: TxnRecord
+    quota: Quota
+    """The agent's limits as they were when it opened the transaction (its token's claims then)."""
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     trace: list[CallRecord] = field(default_factory=list)
     attempts: int = 0

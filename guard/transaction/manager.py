@@ -336,8 +336,7 @@ class TransactionManager(Openings, Reviews):
     async def _over_limit(self, live: LiveTxn, asked: Asked, size: int) -> ToolReply | None:
         """The refusal of one more call of ``size`` bytes (arguments and turns) past the transaction's
         limits, or None; the refused call is logged without its turns (they are what passed a limit)."""
-        quota = quota_for(live.state.principal, live.record.claims or {}, self.settings.limits)
-        refusal = call_refusal(live.state.id, len(live.trace), live.argument_bytes, size, quota)
+        refusal = call_refusal(live.state.id, len(live.trace), live.argument_bytes, size, live.quota)
         if refusal is None:
             return None
         logged = asked.arguments if size <= _LOGGED_ARGUMENT_BYTES else {"_omitted": f"{size} bytes"}

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from guard.audit.log import TxnOwner, TxnRecord
 from guard.errors import AuditError, BackendError, HeldElsewhere, Refused, TransactionClosed
-from guard.transaction.limits import open_refusal, quota_for
+from guard.transaction.limits import Quota, open_refusal, quota_for
 from guard.transaction.live import LiveTxn, quietly
 from guard.transaction.replies import TxnKey, closed_text
 from guard.transaction.state import Status, TxnState
@@ -74,13 +74,13 @@ class Openings:
             raise Refused(refusal, transaction_id=key.id)
         self._reserved[key.principal] += 1
         try:
-            return await self._begin(key)
+            return await self._begin(key, quota)
         finally:
             self._reserved[key.principal] -= 1
             if self._reserved[key.principal] <= 0:
                 del self._reserved[key.principal]
 
-    async def _begin(self, key: TxnKey) -> LiveTxn:
+    async def _begin(self, key: TxnKey, quota: Quota) -> LiveTxn:
         """Begin on the backend, then record the transaction (a failed begin leaves the key unused)."""
         try:
             session = await self.backend.begin(key.id)
@@ -112,6 +112,7 @@ class Openings:
             session,
             self.telemetry.open_transaction(key.id, key.principal, key.meta, key.claims),
             record,
+            quota,
         )
         self._live[key.id] = live
         log.info("opened transaction %s for %s", key.id, key.principal)
