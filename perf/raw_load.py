@@ -93,26 +93,29 @@ class Requests:
         self._commit = call_body(flow.commit_tool, {"summary": "reads"})
         self._plain = _request(authority, flow.path, flow.tool, self._call, None)
         self._calls = 0
-        self._key = ""
+        self._read = self._end = b""
+        """The requests of the transaction open now (its key in their header), made once per transaction."""
 
     def __call__(self) -> tuple[bytes, bool]:
         flow = self._flow
         if flow.per_transaction is None:
             return self._plain, False
         if self._calls == 0:
-            self._key = f"{flow.name}-{next(flow._keys)}-{time.monotonic_ns()}"
+            key = f"{flow.name}-{next(flow._keys)}-{time.monotonic_ns()}"
+            self._read = _request(self._authority, flow.path, flow.tool, self._call, key)
+            self._end = _request(self._authority, flow.path, flow.commit_tool, self._commit, key)
         if self._calls == flow.per_transaction:
             self._calls = 0
-            return _request(self._authority, flow.path, flow.commit_tool, self._commit, self._key), True
+            return self._end, True
         self._calls += 1
-        return _request(self._authority, flow.path, flow.tool, self._call, self._key), False
+        return self._read, False
 
     def closing(self) -> bytes | None:
         """The commit of the transaction this connection has open, if any."""
         if self._flow.per_transaction is None or self._calls == 0:
             return None
         self._calls = 0
-        return _request(self._authority, self._flow.path, self._flow.commit_tool, self._commit, self._key)
+        return self._end
 
 
 @dataclass
